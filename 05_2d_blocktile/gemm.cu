@@ -1,0 +1,74 @@
+/*
+ * Step 05: 2-D block tiling. Each thread now computes a TM x TN = 8 x 8
+ * square of C. Per k it loads TM values of A (reg_m) and TN values of B
+ * (reg_n) into registers and multiplies them as an outer product: TM * TN
+ * FMAs for TM + TN shared-memory loads (64 for 16, against 8 for 9 in step
+ * 04).
+ *
+ * The block tile grows to BM x BN = 128 x 128 with 256 threads, so a tile
+ * no longer has one element per thread: the threads load it in passes,
+ * each pass a band of consecutive rows (coalesced), strided by the band
+ * height.
+ *
+ *     make step N=5 && ./05_2d_blocktile/gemm 4096 --cublas
+ */
+#include "gemm.h"
+
+#define BM 128
+#define BN 128
+#define BK 8
+#define TM 8
+#define TN 8
+#define THREADS ((BM / TM) * (BN / TN)) /* 256: one thread per TM x TN results */
+
+static_assert(BM % TM == 0 && BN % TN == 0, "a thread's TM x TN square must not cross the block tile");
+static_assert(THREADS % BK == 0 && BM % (THREADS / BK) == 0, "the A tile loads in whole passes of full rows");
+static_assert(THREADS % BN == 0 && BK % (THREADS / BN) == 0, "the B tile loads in whole passes of full rows");
+
+__global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const float *A,
+                                                       const float *B, float beta, float *C) {
+    __shared__ float As[BM][BK];
+    __shared__ float Bs[BK][BN];
+    const int row0 = blockIdx.x * BM, col0 = blockIdx.y * BN;
+    /* This thread's results: rows thread_row*TM .. +TM-1, columns thread_col*TN .. +TN-1 of the tile. */
+    const int thread_row = threadIdx.x / (BN / TN), thread_col = threadIdx.x % (BN / TN);
+    /* The elements of each tile this thread loads: one per pass, passes a_stride (b_stride) rows apart. */
+    const int a_row = threadIdx.x / BK, a_col = threadIdx.x % BK, a_stride = THREADS / BK;
+    const int b_row = threadIdx.x / BN, b_col = threadIdx.x % BN, b_stride = THREADS / BN;
+
+    float acc[TM][TN] = {{0.0f}};
+    float reg_m[TM], reg_n[TN];
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        for (int r = a_row; r < BM; r += a_stride)
+            As[r][a_col] = row0 + r < M && k0 + a_col < K ? A[(row0 + r) * K + k0 + a_col] : 0.0f;
+        for (int r = b_row; r < BK; r += b_stride)
+            Bs[r][b_col] = k0 + r < K && col0 + b_col < N ? B[(k0 + r) * N + col0 + b_col] : 0.0f;
+        __syncthreads(); /* the tiles are complete before anyone reads them */
+        for (int k = 0; k < BK; k++) {
+            for (int i = 0; i < TM; i++) reg_m[i] = As[thread_row * TM + i][k];
+            for (int j = 0; j < TN; j++) reg_n[j] = Bs[k][thread_col * TN + j];
+            for (int i = 0; i < TM; i++) /* outer product: TM * TN FMAs from TM + TN loads */
+                for (int j = 0; j < TN; j++) acc[i][j] += reg_m[i] * reg_n[j];
+        }
+        __syncthreads(); /* everyone is done reading before the next slice overwrites them */
+    }
+    for (int i = 0; i < TM; i++)
+        for (int j = 0; j < TN; j++) {
+            const int row = row0 + thread_row * TM + i, col = col0 + thread_col * TN + j;
+            if (row < M && col < N)
+                C[row * N + col] = beta == 0.0f ? alpha * acc[i][j] : alpha * acc[i][j] + beta * C[row * N + col];
+        }
+}
+
+static cudaError_t launch_gemm(gemm_args *p) {
+    dim3 block(THREADS);
+    dim3 grid(ceil_div(p->m, BM), ceil_div(p->n, BN));
+    gemm_kernel<<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
+                                 p->beta, p->c);
+    return cudaGetLastError();
+}
+
+int main(int argc, char **argv) {
+    static const gemm_step step = {STEP_NAME, GEMM_F32, launch_gemm};
+    return gemm_main(argc, argv, &step);
+}

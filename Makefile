@@ -1,0 +1,73 @@
+# A staged CUDA GEMM tutorial. `make help` lists the targets.
+#
+# The GPU architecture comes from the installed GPU (nvidia-smi); override it
+# with ARCH=sm_80. Without a GPU the default is sm_90.
+
+NVCC      ?= nvcc
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
+CC        ?= gcc
+PYTHON    ?= python3
+
+GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
+ARCH   ?= $(if $(GPU_CC),sm_$(GPU_CC),sm_90)
+
+CFLAGS    = -std=c11 -O3 -march=native -fopenmp -Wall -Wextra -I$(CUDA_HOME)/include -Icommon
+NVCCFLAGS = -O3 -std=c++17 -lineinfo -Icommon -Xcompiler -Wall
+LDLIBS    = -L$(CUDA_HOME)/lib64 -Xlinker -rpath=$(CUDA_HOME)/lib64 -lcublas -lgomp -lm
+
+STEPS       := $(patsubst %/gemm.cu,%,$(sort $(wildcard [0-9][0-9]_*/gemm.cu)))
+BINS        := $(addsuffix /gemm,$(STEPS))
+HOST_OBJS   := build/common/cli.o build/common/check.o build/common/npy.o
+COMMON_OBJS := $(HOST_OBJS) build/common/harness.o
+
+# N=5 or N=05 -> the directory 05_*; PREV is the step before it.
+NN   = $(shell printf '%02d' `expr $(N) + 0`)
+STEP = $(firstword $(wildcard $(NN)_*))
+PREV = $(firstword $(wildcard $(shell printf '%02d' `expr $(N) - 1`)_*))
+
+.SECONDARY: $(COMMON_OBJS)
+.PHONY: all help step run diff test bench clean
+all: $(BINS)
+
+help:
+	@echo "make                 build every step for $(ARCH) (override: ARCH=sm_80)"
+	@echo "make step N=5        build one step"
+	@echo "make run N=5 ARGS='2048 2048 512 --cublas'   build and run one step"
+	@echo "make diff N=6        what changed from step 5 to step 6"
+	@echo "make test            harness self-tests, static checks, GPU tests"
+	@echo "make bench [SIZES='4096 2048']   every step beside cuBLAS; records results/"
+	@echo "make clean"
+
+build/common/%.o: common/%.c common/host.h common/gemm.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# ptxas's resource report (registers, shared memory, spills) is kept next to
+# the binary in NN_name/ptxas.txt.
+%/gemm: %/gemm.cu common/gemm.h $(COMMON_OBJS)
+	@$(NVCC) $(NVCCFLAGS) -arch=$(ARCH) -DSTEP_NAME=\"$*\" -Xptxas -v $< $(COMMON_OBJS) -o $@ $(LDLIBS) 2> $*/ptxas.txt \
+	  || { cat $*/ptxas.txt >&2; rm -f $@; exit 1; }
+	@echo "built $@ ($(ARCH)): $$(grep -o 'Used [0-9]* registers' $*/ptxas.txt | head -n 1),$$(grep -o ' [0-9]* bytes spill stores' $*/ptxas.txt | head -n 1)"
+
+build/selftest: tests/selftest.c $(HOST_OBJS) common/host.h common/gemm.h
+	$(CC) $(CFLAGS) $< $(HOST_OBJS) -o $@ -lm
+
+step:
+	@test -n "$(STEP)" || { echo "make step: no step N=$(N) (steps: $(STEPS))" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(STEP)/gemm
+
+run: step
+	./$(STEP)/gemm $(ARGS)
+
+diff:
+	@test -n "$(STEP)" -a -n "$(PREV)" || { echo "make diff: need N with a step before it (steps: $(STEPS))" >&2; exit 2; }
+	@diff -u $(PREV)/gemm.cu $(STEP)/gemm.cu || true
+
+test: all build/selftest
+	@ARCH=$(ARCH) NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" $(PYTHON) scripts/test.py
+
+bench: all
+	@$(PYTHON) scripts/bench.py $(SIZES)
+
+clean:
+	rm -rf build $(BINS) $(addsuffix /ptxas.txt,$(STEPS))

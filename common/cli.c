@@ -1,0 +1,201 @@
+/* cli.c: the command line every step shares (see gemm_usage). */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+
+const char *gemm_dtype_name(gemm_dtype t) {
+    switch (t) {
+    case GEMM_F32: return "fp32";
+    case GEMM_F16: return "fp16";
+    case GEMM_BF16: return "bf16";
+    }
+    return "?";
+}
+
+void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
+    fprintf(f,
+            "usage: %s [M [N [K]]] [--reps R] [--warmup W] [--alpha A] [--beta B]\n"
+            "       [--seed S] [--check | --no-check] [--cublas] [--csv]\n"
+            "       [--dtype %s] [--save DIR] [--shapes MxNxK,...]\n"
+            "  Row-major C = alpha*A*B + beta*C with A MxK, B KxN, C MxN (default 4096^3;\n"
+            "  missing sizes repeat the last one given: '2048' is 2048x2048x2048).\n"
+            "  --reps R      timed repetitions (default: enough for ~0.4 s; 0: no timing)\n"
+            "  --warmup W    untimed runs first (default 3)\n"
+            "  --alpha/--beta scalars (default 1 and 0; beta 0 means C is not read)\n"
+            "  --seed S      seed of the random inputs (default 1)\n"
+            "  --no-check    skip verification against the float64 CPU reference\n"
+            "  --cublas      also time cuBLAS on the same shape and print the ratio\n"
+            "  --csv         print a CSV header and one line per shape\n"
+            "  --save DIR    write A, B, C_in, C_out as float32 .npy files to DIR\n"
+            "  --shapes L    run several shapes in one process, e.g. 1x1x1,33x7x129\n"
+            "Exit codes: 0 ok, 1 verification failure or CUDA error, 2 bad usage.\n",
+            prog, step_dtypes == GEMM_F32 ? "fp32" : "fp16|bf16");
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
+/* A size: a decimal integer in [1, INT_MAX], nothing else. */
+static int parse_size(const char *s, int *out) {
+    char *end;
+    errno = 0;
+    if (!s || !*s || !(*s >= '0' && *s <= '9')) return -1;
+    long long v = strtoll(s, &end, 10);
+    if (errno == ERANGE || *end || v < 1 || v > INT_MAX) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_count(const char *s, int *out) {
+    if (s && strcmp(s, "0") == 0) { *out = 0; return 0; }
+    return parse_size(s, out);
+}
+
+static int parse_float(const char *s, float *out) {
+    char *end;
+    errno = 0;
+    if (!s || !*s) return -1;
+    double v = strtod(s, &end);
+    if (errno == ERANGE || *end || !isfinite(v) || fabs(v) > 3.0e38) return -1;
+    *out = (float)v;
+    return 0;
+}
+
+static int check_shape(const int s[3], char *err, size_t errlen) {
+    long long m = s[0], n = s[1], k = s[2];
+    if (m * k > GEMM_MAX_ELEMENTS || k * n > GEMM_MAX_ELEMENTS || m * n > GEMM_MAX_ELEMENTS)
+        return fail(err, errlen, "shape %lldx%lldx%lld: a matrix has 2^31 or more elements", m, n, k);
+    if (k > GEMM_MAX_K)
+        return fail(err, errlen, "K = %lld is larger than %d", k, GEMM_MAX_K);
+    return 0;
+}
+
+/* "MxNxK,MxNxK,..." */
+static int parse_shapes(const char *list, gemm_options *o, char *err, size_t errlen) {
+    char buf[4096];
+    if (strlen(list) >= sizeof buf) return fail(err, errlen, "--shapes list is too long");
+    strcpy(buf, list);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (o->nshapes == GEMM_MAX_SHAPES)
+            return fail(err, errlen, "--shapes takes at most %d shapes", GEMM_MAX_SHAPES);
+        int *s = o->shapes[o->nshapes];
+        char *x1 = strchr(tok, 'x'), *x2 = x1 ? strchr(x1 + 1, 'x') : NULL;
+        if (!x2) return fail(err, errlen, "bad shape '%s' in --shapes (want MxNxK)", tok);
+        *x1 = *x2 = '\0';
+        if (parse_size(tok, &s[0]) || parse_size(x1 + 1, &s[1]) || parse_size(x2 + 1, &s[2]))
+            return fail(err, errlen, "bad shape in --shapes: sizes must be integers from 1 to %d", INT_MAX);
+        o->nshapes++;
+    }
+    if (o->nshapes == 0) return fail(err, errlen, "--shapes needs at least one MxNxK");
+    return 0;
+}
+
+int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o, char *err,
+                    size_t errlen) {
+    memset(o, 0, sizeof *o);
+    o->reps = -1;
+    o->warmup = 3;
+    o->alpha = 1.0f;
+    o->beta = 0.0f;
+    o->seed = 1;
+    o->check = 1;
+    o->dtype = (step_dtypes & GEMM_F32) ? GEMM_F32 : GEMM_F16;
+    int sizes[3], nsizes = 0, have_shapes = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || (arg[1] >= '0' && arg[1] <= '9')) {
+            if (nsizes == 3) return fail(err, errlen, "too many sizes: '%s' (at most M N K)", arg);
+            if (parse_size(arg, &sizes[nsizes]))
+                return fail(err, errlen, "bad size '%s': sizes are integers from 1 to %d", arg, INT_MAX);
+            nsizes++;
+            continue;
+        }
+        /* --flag value or --flag=value */
+        char name[32];
+        const char *value = NULL, *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (len >= sizeof name) return fail(err, errlen, "unknown option '%s'", arg);
+        memcpy(name, arg, len);
+        name[len] = '\0';
+        int takes_value = !strcmp(name, "--reps") || !strcmp(name, "--warmup") ||
+                          !strcmp(name, "--alpha") || !strcmp(name, "--beta") ||
+                          !strcmp(name, "--seed") || !strcmp(name, "--dtype") ||
+                          !strcmp(name, "--save") || !strcmp(name, "--shapes");
+        if (takes_value) {
+            if (eq) value = eq + 1;
+            else if (i + 1 < argc) value = argv[++i];
+            else return fail(err, errlen, "option %s needs a value", name);
+        } else if (eq) {
+            return fail(err, errlen, "option %s takes no value", name);
+        }
+
+        if (!strcmp(name, "-h") || !strcmp(name, "--help")) o->help = 1;
+        else if (!strcmp(name, "--check")) o->check = 1;
+        else if (!strcmp(name, "--no-check")) o->check = 0;
+        else if (!strcmp(name, "--cublas")) o->cublas = 1;
+        else if (!strcmp(name, "--csv")) o->csv = 1;
+        else if (!strcmp(name, "--reps")) {
+            if (parse_count(value, &o->reps))
+                return fail(err, errlen, "bad --reps '%s': an integer from 0 to %d", value, INT_MAX);
+        } else if (!strcmp(name, "--warmup")) {
+            if (parse_count(value, &o->warmup))
+                return fail(err, errlen, "bad --warmup '%s': an integer from 0 to %d", value, INT_MAX);
+        } else if (!strcmp(name, "--alpha")) {
+            if (parse_float(value, &o->alpha))
+                return fail(err, errlen, "bad --alpha '%s': a finite float", value);
+        } else if (!strcmp(name, "--beta")) {
+            if (parse_float(value, &o->beta))
+                return fail(err, errlen, "bad --beta '%s': a finite float", value);
+        } else if (!strcmp(name, "--seed")) {
+            char *end;
+            errno = 0;
+            if (!*value || *value == '-' || (o->seed = strtoull(value, &end, 10), errno || *end))
+                return fail(err, errlen, "bad --seed '%s': a non-negative integer", value);
+        } else if (!strcmp(name, "--dtype")) {
+            gemm_dtype t = !strcmp(value, "fp32") ? GEMM_F32
+                         : !strcmp(value, "fp16") ? GEMM_F16
+                         : !strcmp(value, "bf16") ? GEMM_BF16 : (gemm_dtype)0;
+            if (!t) return fail(err, errlen, "bad --dtype '%s': fp32, fp16 or bf16", value);
+            if (!(step_dtypes & t))
+                return fail(err, errlen, "this step does not take --dtype %s (it takes %s)", value,
+                            step_dtypes == GEMM_F32 ? "fp32" : "fp16 and bf16");
+            o->dtype = t;
+        } else if (!strcmp(name, "--save")) {
+            if (!*value) return fail(err, errlen, "--save needs a directory");
+            o->save_dir = value;
+        } else if (!strcmp(name, "--shapes")) {
+            int rc = parse_shapes(value, o, err, errlen);
+            if (rc) return rc;
+            have_shapes = 1;
+        } else {
+            return fail(err, errlen, "unknown option '%s'", arg);
+        }
+    }
+
+    if (have_shapes && nsizes) return fail(err, errlen, "give sizes either as M N K or with --shapes, not both");
+    if (!have_shapes) {
+        int *s = o->shapes[0];
+        s[0] = s[1] = s[2] = 4096;
+        for (int j = 0; j < 3 && nsizes; j++) s[j] = sizes[j < nsizes ? j : nsizes - 1];
+        o->nshapes = 1;
+    }
+    for (int i = 0; i < o->nshapes; i++) {
+        int rc = check_shape(o->shapes[i], err, errlen);
+        if (rc) return rc;
+    }
+    if (o->save_dir && o->nshapes != 1) return fail(err, errlen, "--save takes a single shape");
+    return 0;
+}

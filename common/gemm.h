@@ -1,0 +1,69 @@
+/*
+ * gemm.h: the one header a step includes.
+ *
+ * A step's gemm.cu defines a launch function and hands it to the harness:
+ *
+ *     int main(int argc, char **argv) {
+ *         static const gemm_step step = {STEP_NAME, GEMM_F32, launch_gemm};
+ *         return gemm_main(argc, argv, &step);
+ *     }
+ *
+ * The harness (common/harness.c) parses the command line, makes seeded
+ * inputs, runs and verifies the launch function against a float64 CPU
+ * reference, times it with CUDA events and prints the result. Plain C, so it
+ * is shared by every step unchanged.
+ */
+#ifndef GEMM_H
+#define GEMM_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element type of A and B. C, alpha and beta are always float. */
+typedef enum {
+    GEMM_F32 = 1,  /* FP32 steps (01-08): FFMA on the CUDA cores */
+    GEMM_F16 = 2,  /* tensor-core steps: IEEE half inputs, FP32 accumulation */
+    GEMM_BF16 = 4  /* tensor-core steps: bfloat16 inputs, FP32 accumulation */
+} gemm_dtype;
+
+/* One problem: row-major C = alpha * A * B + beta * C (beta == 0: C not read). */
+typedef struct {
+    int m, n, k;
+    float alpha, beta;
+    gemm_dtype dtype;
+    const void *a; /* m x k, row-major, device pointer */
+    const void *b; /* k x n, row-major, device pointer */
+    float *c;      /* m x n, row-major, device pointer */
+    /* Set by the launch function: which code path ran (e.g. "float4" or
+     * "scalar"), so a shape-dependent choice is never hidden. */
+    const char *path;
+} gemm_args;
+
+/* Enqueues the kernel(s) on the default stream; returns cudaGetLastError(). */
+typedef cudaError_t (*gemm_launch_fn)(gemm_args *args);
+
+typedef struct {
+    const char *name;      /* the step's directory, e.g. "05_2d_blocktile" */
+    unsigned dtypes;       /* GEMM_F32, or GEMM_F16 | GEMM_BF16 */
+    gemm_launch_fn launch;
+} gemm_step;
+
+/* Runs the whole program; returns the exit code (0 ok, 1 failure, 2 usage). */
+int gemm_main(int argc, char **argv, const gemm_step *step);
+
+static inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/* The Makefile passes the step's directory name, so that every step's main()
+ * is the same three lines. */
+#ifndef STEP_NAME
+#define STEP_NAME "gemm"
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GEMM_H */

@@ -1,0 +1,359 @@
+/* harness.c: what gemm_main does for every step: inputs, one verified run,
+ * timed runs beside cuBLAS, and the report. See gemm.h and gemm_usage(). */
+#include <cublas_v2.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <omp.h>
+
+#include "host.h"
+
+#define CUDA_OK(call)                                                                          \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "error: CUDA: %s (%s at %s:%d)\n", cudaGetErrorString(e_), #call,  \
+                    __FILE__, __LINE__);                                                       \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+#define CUBLAS_OK(call)                                                                        \
+    do {                                                                                       \
+        cublasStatus_t s_ = (call);                                                            \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                     \
+            fprintf(stderr, "error: cuBLAS: %s (%s at %s:%d)\n", cublasGetStatusString(s_),    \
+                    #call, __FILE__, __LINE__);                                                \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+/* Everything one shape needs on the device. */
+typedef struct {
+    gemm_args args;
+    const gemm_step *step;
+    cublasHandle_t cublas;
+    float *c_in;          /* device copy of C_in, restored before each timed run (beta != 0) */
+    void *flush;          /* written between timed runs so that no run finds its inputs in L2 */
+    size_t flush_bytes;
+} device_problem;
+
+typedef struct {
+    double median, min, max; /* milliseconds */
+    int reps;
+} timing;
+
+static double seconds_since(double t0) { return omp_get_wtime() - t0; }
+
+static void run_step(device_problem *p) {
+    cudaError_t e = p->step->launch(&p->args);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "error: CUDA: %s (launching %s)\n", cudaGetErrorString(e), p->step->name);
+        exit(1);
+    }
+}
+
+static void run_cublas(device_problem *p) {
+    const gemm_args *a = &p->args;
+    /* cuBLAS is column-major: a row-major C = A B is the column-major
+     * C^T = B^T A^T, so pass B first and swap m and n. */
+    if (a->dtype == GEMM_F32) {
+        CUBLAS_OK(cublasSgemm(p->cublas, CUBLAS_OP_N, CUBLAS_OP_N, a->n, a->m, a->k, &a->alpha,
+                              (const float *)a->b, a->n, (const float *)a->a, a->k, &a->beta, a->c, a->n));
+    } else {
+        const cudaDataType_t t = a->dtype == GEMM_F16 ? CUDA_R_16F : CUDA_R_16BF;
+        CUBLAS_OK(cublasGemmEx(p->cublas, CUBLAS_OP_N, CUBLAS_OP_N, a->n, a->m, a->k, &a->alpha, a->b, t,
+                               a->n, a->a, t, a->k, &a->beta, a->c, CUDA_R_32F, a->n, CUBLAS_COMPUTE_32F,
+                               CUBLAS_GEMM_DEFAULT));
+    }
+}
+
+/* Puts C back to its input (or to NaN when beta == 0, so unwritten elements
+ * show) and evicts A, B and C from L2. */
+static void prepare_run(device_problem *p, int rep) {
+    size_t c_bytes = (size_t)p->args.m * p->args.n * sizeof(float);
+    if (p->args.beta != 0.0f)
+        CUDA_OK(cudaMemcpyAsync(p->args.c, p->c_in, c_bytes, cudaMemcpyDeviceToDevice, 0));
+    if (p->flush) CUDA_OK(cudaMemsetAsync(p->flush, rep & 0xff, p->flush_bytes, 0));
+}
+
+static int compare_floats(const void *x, const void *y) {
+    float a = *(const float *)x, b = *(const float *)y;
+    return (a > b) - (a < b);
+}
+
+static timing time_runs(device_problem *p, void (*run)(device_problem *), const gemm_options *o) {
+    cudaEvent_t start, stop;
+    CUDA_OK(cudaEventCreate(&start));
+    CUDA_OK(cudaEventCreate(&stop));
+    float ms = 0.0f;
+    for (int w = 0; w < o->warmup; w++) {
+        prepare_run(p, w);
+        CUDA_OK(cudaEventRecord(start, 0));
+        run(p);
+        CUDA_OK(cudaEventRecord(stop, 0));
+    }
+    CUDA_OK(cudaDeviceSynchronize());
+    int reps = o->reps;
+    if (reps < 0) { /* enough for ~0.4 s of timed runs, at least 5 */
+        if (o->warmup == 0) {
+            prepare_run(p, 0);
+            CUDA_OK(cudaEventRecord(start, 0));
+            run(p);
+            CUDA_OK(cudaEventRecord(stop, 0));
+            CUDA_OK(cudaEventSynchronize(stop));
+        }
+        CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
+        reps = ms > 0.0f ? (int)(400.0f / ms) : 100;
+        reps = reps < 5 ? 5 : reps > 100 ? 100 : reps;
+    }
+    float *times = malloc((size_t)reps * sizeof *times);
+    if (!times) { fprintf(stderr, "error: out of host memory\n"); exit(1); }
+    for (int r = 0; r < reps; r++) {
+        prepare_run(p, r);
+        CUDA_OK(cudaEventRecord(start, 0));
+        run(p);
+        CUDA_OK(cudaEventRecord(stop, 0));
+        CUDA_OK(cudaEventSynchronize(stop));
+        CUDA_OK(cudaEventElapsedTime(&times[r], start, stop));
+    }
+    qsort(times, (size_t)reps, sizeof *times, compare_floats);
+    timing t = {reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]), times[0],
+                times[reps - 1], reps};
+    free(times);
+    CUDA_OK(cudaEventDestroy(start));
+    CUDA_OK(cudaEventDestroy(stop));
+    return t;
+}
+
+static double gflops(const gemm_args *a, double ms) {
+    return ms > 0.0 ? 2.0 * a->m * a->n * (double)a->k / (ms * 1e-3) / 1e9 : 0.0;
+}
+
+/* One correctness run: C poisoned (beta == 0) or C_in, then the output back on the host. */
+static void run_once(device_problem *p, void (*run)(device_problem *), float *c_out) {
+    size_t c_bytes = (size_t)p->args.m * p->args.n * sizeof(float);
+    if (p->args.beta == 0.0f) CUDA_OK(cudaMemset(p->args.c, 0xff, c_bytes)); /* all-ones bits: NaN */
+    prepare_run(p, 0);
+    run(p);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaDeviceSynchronize());
+    CUDA_OK(cudaMemcpy(c_out, p->args.c, c_bytes, cudaMemcpyDeviceToHost));
+}
+
+static void *host_alloc(size_t bytes, const char *prog, unsigned dtypes, const int *shape) {
+    void *x = malloc(bytes ? bytes : 1);
+    if (!x) {
+        fprintf(stderr, "%s: shape %dx%dx%d does not fit in host memory (%.1f GiB more needed)\n", prog,
+                shape[0], shape[1], shape[2], bytes / 1073741824.0);
+        gemm_usage(stderr, prog, dtypes);
+        exit(2);
+    }
+    return x;
+}
+
+/* Copies a float matrix to the device in the step's input type. */
+static void *upload(const float *x, size_t count, gemm_dtype t) {
+    size_t esize = t == GEMM_F32 ? 4 : 2;
+    void *d = NULL;
+    CUDA_OK(cudaMalloc(&d, count * esize));
+    if (t == GEMM_F32) {
+        CUDA_OK(cudaMemcpy(d, x, count * esize, cudaMemcpyHostToDevice));
+        return d;
+    }
+    uint16_t *h = malloc(count * esize);
+    if (!h) { fprintf(stderr, "error: out of host memory\n"); exit(1); }
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < (long long)count; i++)
+        h[i] = t == GEMM_F16 ? gemm_float_to_half(x[i]) : gemm_float_to_bf16(x[i]);
+    CUDA_OK(cudaMemcpy(d, h, count * esize, cudaMemcpyHostToDevice));
+    free(h);
+    return d;
+}
+
+static int save_matrix(const char *dir, const char *name, const float *x, int rows, int cols) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+    if (gemm_write_npy(path, x, rows, cols) == 0) return 0;
+    fprintf(stderr, "error: cannot write %s: %s\n", path, strerror(errno));
+    return -1;
+}
+
+static const char csv_header[] =
+    "step,dtype,m,n,k,path,alpha,beta,reps,ms,gflops,gflops_min,gflops_max,cublas_ms,cublas_gflops,"
+    "ratio,check,ref_s\n";
+
+/* Runs one shape; returns 0 ok, 1 verification failure. */
+static int run_shape(const gemm_step *step, const gemm_options *o, const int *shape, const char *prog,
+                     const struct cudaDeviceProp *prop, cublasHandle_t *cublas) {
+    const int m = shape[0], n = shape[1], k = shape[2];
+    const gemm_dtype t = o->dtype;
+    const size_t esize = t == GEMM_F32 ? 4 : 2;
+    const size_t a_count = (size_t)m * k, b_count = (size_t)k * n, c_count = (size_t)m * n;
+    const int timed = o->reps != 0;
+
+    /* Device memory first: a shape that cannot fit is a usage error. */
+    size_t flush_bytes = timed ? 2 * (size_t)prop->l2CacheSize : 0;
+    size_t need = (a_count + b_count) * esize + c_count * 4 * (o->beta != 0.0f ? 2 : 1) + flush_bytes;
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (need > free_bytes / 100 * 95) {
+        fprintf(stderr, "%s: shape %dx%dx%d needs %.1f GiB of device memory; %.1f GiB are free\n", prog, m,
+                n, k, need / 1073741824.0, free_bytes / 1073741824.0);
+        gemm_usage(stderr, prog, step->dtypes);
+        return 2;
+    }
+
+    float *a = host_alloc(a_count * 4, prog, step->dtypes, shape);
+    float *b = host_alloc(b_count * 4, prog, step->dtypes, shape);
+    float *c_in = host_alloc(c_count * 4, prog, step->dtypes, shape);
+    float *c_out = host_alloc(c_count * 4, prog, step->dtypes, shape);
+    gemm_fill_random(a, a_count, o->seed * 3 + 0, t);
+    gemm_fill_random(b, b_count, o->seed * 3 + 1, t);
+    gemm_fill_random(c_in, c_count, o->seed * 3 + 2, GEMM_F32);
+
+    device_problem p = {.step = step};
+    p.args = (gemm_args){m, n, k, o->alpha, o->beta, t, NULL, NULL, NULL, "default"};
+    p.args.a = upload(a, a_count, t);
+    p.args.b = upload(b, b_count, t);
+    CUDA_OK(cudaMalloc((void **)&p.args.c, c_count * 4));
+    if (o->beta != 0.0f) {
+        CUDA_OK(cudaMalloc((void **)&p.c_in, c_count * 4));
+        CUDA_OK(cudaMemcpy(p.c_in, c_in, c_count * 4, cudaMemcpyHostToDevice));
+    }
+    if (flush_bytes) {
+        CUDA_OK(cudaMalloc(&p.flush, flush_bytes));
+        p.flush_bytes = flush_bytes;
+    }
+    if (o->cublas) {
+        if (!*cublas) {
+            CUBLAS_OK(cublasCreate(cublas));
+            CUBLAS_OK(cublasSetMathMode(*cublas, CUBLAS_DEFAULT_MATH)); /* FP32 steps: no TF32 */
+        }
+        p.cublas = *cublas;
+    }
+
+    int status = 0;
+    const char *check = "off";
+    gemm_verdict verdict = {0, 0, 0.0};
+    double ref_seconds = 0.0;
+    if (o->check || o->save_dir) run_once(&p, run_step, c_out);
+    if (o->check) {
+        double *ref = host_alloc(c_count * sizeof(double), prog, step->dtypes, shape);
+        double *mag = host_alloc(c_count * sizeof(double), prog, step->dtypes, shape);
+        double t0 = omp_get_wtime();
+        gemm_reference(m, n, k, o->alpha, a, b, o->beta, c_in, ref, mag);
+        ref_seconds = seconds_since(t0);
+        /* k products plus the scaling by alpha and the addition of beta*C. */
+        const double factor = gemm_error_factor((long long)k + 2, gemm_unit_roundoff(t));
+        verdict = gemm_verify(m, n, c_out, ref, mag, factor, NULL, 0);
+        check = verdict.failed ? "FAIL" : "pass";
+        if (verdict.failed) {
+            fprintf(stderr, "FAIL %s %s %dx%dx%d alpha=%g beta=%g path=%s: %lld of %zu elements wrong (%lld NaN/Inf)\n",
+                    step->name, gemm_dtype_name(t), m, n, k, o->alpha, o->beta, p.args.path, verdict.failed,
+                    c_count, verdict.nonfinite);
+            gemm_verify(m, n, c_out, ref, mag, factor, stderr, 5);
+            status = 1;
+        }
+        if (o->cublas) { /* the same check on cuBLAS guards the harness itself (layout, reference) */
+            float *c_blas = host_alloc(c_count * 4, prog, step->dtypes, shape);
+            run_once(&p, run_cublas, c_blas);
+            gemm_verdict vb = gemm_verify(m, n, c_blas, ref, mag, factor, stderr, 3);
+            if (vb.failed) {
+                fprintf(stderr, "FAIL cuBLAS itself fails the check on %dx%dx%d: %lld elements\n", m, n, k,
+                        vb.failed);
+                status = 1;
+            }
+            free(c_blas);
+        }
+        free(ref);
+        free(mag);
+    }
+    if (o->save_dir) {
+        if (mkdir(o->save_dir, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "error: cannot create %s: %s\n", o->save_dir, strerror(errno));
+            status = 1;
+        } else if (save_matrix(o->save_dir, "A", a, m, k) || save_matrix(o->save_dir, "B", b, k, n) ||
+                   save_matrix(o->save_dir, "C_in", c_in, m, n) || save_matrix(o->save_dir, "C_out", c_out, m, n)) {
+            status = 1;
+        }
+    }
+
+    timing tk = {0, 0, 0, 0}, tb = {0, 0, 0, 0};
+    if (timed) {
+        tk = time_runs(&p, run_step, o);
+        if (o->cublas) tb = time_runs(&p, run_cublas, o);
+    }
+    const double ratio = tb.median > 0.0 && tk.median > 0.0 ? tb.median / tk.median : 0.0;
+
+    if (o->csv) {
+        printf("%s,%s,%d,%d,%d,%s,%g,%g,%d,%.6f,%.1f,%.1f,%.1f,%.6f,%.1f,%.4f,%s,%.2f\n", step->name,
+               gemm_dtype_name(t), m, n, k, p.args.path, o->alpha, o->beta, tk.reps, tk.median,
+               gflops(&p.args, tk.median), gflops(&p.args, tk.max), gflops(&p.args, tk.min), tb.median,
+               gflops(&p.args, tb.median), ratio, check, ref_seconds);
+    } else {
+        printf("%s  %s  M=%d N=%d K=%d  alpha=%g beta=%g  path=%s  (%s)\n", step->name, gemm_dtype_name(t),
+               m, n, k, o->alpha, o->beta, p.args.path, prop->name);
+        if (timed)
+            printf("  kernel  %9.3f ms median of %d (min %.3f, max %.3f)  %10.1f GFLOPS (%.1f .. %.1f)\n",
+                   tk.median, tk.reps, tk.min, tk.max, gflops(&p.args, tk.median), gflops(&p.args, tk.max),
+                   gflops(&p.args, tk.min));
+        if (timed && o->cublas)
+            printf("  cuBLAS  %9.3f ms median of %d (min %.3f, max %.3f)  %10.1f GFLOPS  -> step = %.1f%% of cuBLAS\n",
+                   tb.median, tb.reps, tb.min, tb.max, gflops(&p.args, tb.median), 100.0 * ratio);
+        if (o->check)
+            printf("  check   %s: %lld of %zu elements outside the bound (worst |err|/bound %.3g); reference %.2f s\n",
+                   check, verdict.failed, c_count, verdict.worst_ratio, ref_seconds);
+    }
+    fflush(stdout);
+
+    CUDA_OK(cudaFree((void *)p.args.a));
+    CUDA_OK(cudaFree((void *)p.args.b));
+    CUDA_OK(cudaFree(p.args.c));
+    CUDA_OK(cudaFree(p.c_in));
+    CUDA_OK(cudaFree(p.flush));
+    free(a);
+    free(b);
+    free(c_in);
+    free(c_out);
+    return status;
+}
+
+int gemm_main(int argc, char **argv, const gemm_step *step) {
+    const char *prog = argc > 0 ? argv[0] : step->name;
+    gemm_options o;
+    char err[256];
+    if (gemm_parse_args(argc, argv, step->dtypes, &o, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        gemm_usage(stderr, prog, step->dtypes);
+        return 2;
+    }
+    if (o.help) {
+        gemm_usage(stdout, prog, step->dtypes);
+        return 0;
+    }
+
+    int devices = 0;
+    cudaError_t e = cudaGetDeviceCount(&devices);
+    if (e != cudaSuccess || devices == 0) {
+        fprintf(stderr, "%s: no CUDA device found (%s)\n", prog,
+                e != cudaSuccess ? cudaGetErrorString(e) : "the driver lists none");
+        return 1;
+    }
+    struct cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+
+    if (o.csv) fputs(csv_header, stdout);
+    cublasHandle_t cublas = NULL;
+    int status = 0;
+    for (int i = 0; i < o.nshapes; i++) {
+        int rc = run_shape(step, &o, o.shapes[i], prog, &prop, &cublas);
+        if (rc == 2) return 2;
+        if (rc) status = 1;
+    }
+    if (cublas) CUBLAS_OK(cublasDestroy(cublas));
+    return status;
+}

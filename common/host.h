@@ -1,0 +1,86 @@
+/*
+ * host.h: the harness's CPU-only parts (no CUDA), so that tests/selftest.c
+ * can test them on a machine without a GPU.
+ */
+#ifndef GEMM_HOST_H
+#define GEMM_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gemm.h"
+
+/* ---- command line (cli.c) ---------------------------------------------- */
+
+enum { GEMM_MAX_SHAPES = 64 };
+
+/* Each of M*K, K*N and M*N must stay below 2^31 so that the kernels may index
+ * with int; K is capped so that the error bound g(K) stays meaningful. */
+#define GEMM_MAX_ELEMENTS 2147483647LL
+#define GEMM_MAX_K (1 << 20)
+
+typedef struct {
+    int shapes[GEMM_MAX_SHAPES][3]; /* m, n, k */
+    int nshapes;
+    int reps;       /* timed repetitions; -1: chosen from the first timings; 0: no timing */
+    int warmup;
+    float alpha, beta;
+    unsigned long long seed;
+    int check;      /* verify against the CPU reference */
+    int cublas;     /* time cuBLAS on the same shape */
+    int csv;
+    int help;
+    gemm_dtype dtype;
+    const char *save_dir;
+} gemm_options;
+
+/* Fills *o from argv. Returns 0, or 2 with a one-line reason in err.
+ * step_dtypes is the step's gemm_step.dtypes (which --dtype values it takes). */
+int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o,
+                    char *err, size_t errlen);
+void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes);
+const char *gemm_dtype_name(gemm_dtype t);
+
+/* ---- inputs, reference, verification (check.c) ------------------------- */
+
+/* Seeded values in +-[0.25, 1): signed, never zero, exactly representable
+ * after rounding to the step's input type (the rounded value is what the
+ * reference uses). */
+void gemm_fill_random(float *x, size_t count, unsigned long long seed, gemm_dtype t);
+uint16_t gemm_float_to_half(float f);
+uint16_t gemm_float_to_bf16(float f);
+float gemm_half_to_float(uint16_t h);
+float gemm_round_to(float f, gemm_dtype t);
+
+/* Unit roundoff of the accumulation (2^-24 for FP32 FFMA; 2^-23 on tensor
+ * cores, whose FP32 accumulation is not guaranteed round-to-nearest). */
+double gemm_unit_roundoff(gemm_dtype t);
+/* g(n) = n u / (1 - n u): the relative bound for any summation order of n terms. */
+double gemm_error_factor(long long n, double u);
+
+/* ref = alpha*A*B + beta*C_in and mag = |alpha|*(|A||B|) + |beta|*|C_in|, in
+ * float64, threaded and cache blocked. c_in is not read when beta == 0. */
+void gemm_reference(int m, int n, int k, float alpha, const float *a, const float *b,
+                    float beta, const float *c_in, double *ref, double *mag);
+
+typedef struct {
+    long long failed;   /* elements outside the bound, NaN or Inf */
+    long long nonfinite;
+    double worst_ratio; /* max |got - ref| / bound over finite elements */
+} gemm_verdict;
+
+/* Element (i, j) passes iff finite and |got - ref| <= factor * mag + floor.
+ * Prints the first max_report failures to report (if non-NULL). */
+gemm_verdict gemm_verify(int m, int n, const float *got, const double *ref, const double *mag,
+                         double factor, FILE *report, int max_report);
+#define GEMM_ABS_FLOOR 1e-30
+
+/* ---- .npy output (npy.c) ------------------------------------------------ */
+
+/* Writes a 2-D little-endian float32 array; returns 0 or -1 (errno set). */
+int gemm_write_npy(const char *path, const float *x, int rows, int cols);
+/* Reads back what gemm_write_npy wrote; returns a malloc'd array or NULL. */
+float *gemm_read_npy(const char *path, int *rows, int *cols);
+
+#endif /* GEMM_HOST_H */

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""make bench: every built step beside cuBLAS, a table, and results/<gpu>.csv.
+
+    python3 scripts/bench.py [--steps 05 06] [--no-check] [SIZE ...]
+
+SIZE is a square size (default 4096) or MxNxK. Each step is run as its own
+process with --cublas --csv, so cuBLAS is timed in the same process on the
+same inputs. The results file keeps one row per (step, dtype, m, n, k): a
+new run replaces the old row.
+"""
+import argparse
+import csv
+import datetime
+import glob
+import io
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIELDS = ["step", "dtype", "m", "n", "k", "path", "ms", "gflops", "cublas_gflops", "ratio", "check",
+          "gpu", "driver", "cuda", "commit", "date"]
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    except OSError:
+        return ""
+
+
+def environment():
+    name, _, driver = sh(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]).partition("\n")[0].partition(", ")
+    cuda = re.search(r"release (\S+),", sh([os.environ.get("NVCC", "nvcc"), "--version"]))
+    commit = sh(["git", "rev-parse", "--short=12", "HEAD"]) or "unknown"
+    if sh(["git", "status", "--porcelain", "--untracked-files=no"]):
+        commit += "-dirty"
+    return {"gpu": name or "unknown GPU", "driver": driver or "unknown", "cuda": cuda.group(1) if cuda else "unknown",
+            "commit": commit, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")}
+
+
+def results_path(gpu):
+    return os.path.join(ROOT, "results", re.sub(r"[^A-Za-z0-9]+", "_", gpu).strip("_") + ".csv")
+
+
+def key(row):
+    return (row["step"], row["dtype"], int(row["m"]), int(row["n"]), int(row["k"]))
+
+
+def load(path):
+    if not os.path.exists(path):
+        return {}
+    with open(path, newline="") as f:
+        return {key(r): r for r in csv.DictReader(f)}
+
+
+def save(path, rows):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
+        w.writeheader()
+        for k in sorted(rows):
+            w.writerow({f: rows[k].get(f, "") for f in FIELDS})
+
+
+def step_dtypes(step):
+    src = open(os.path.join(ROOT, step, "gemm.cu")).read()
+    return ["fp16", "bf16"] if "GEMM_F16 | GEMM_BF16" in src else ["fp32"]
+
+
+def parse_size(s):
+    parts = s.lower().split("x")
+    if len(parts) == 1:
+        parts *= 3
+    if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"bad size '{s}': N or MxNxK")
+    return tuple(int(p) for p in parts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sizes", nargs="*", type=parse_size, default=[(4096, 4096, 4096)])
+    ap.add_argument("--steps", nargs="*", default=[], help="step numbers or directory names (default: all built)")
+    ap.add_argument("--no-check", action="store_true", help="skip verification (it costs a CPU reference per run)")
+    args = ap.parse_args()
+
+    steps = sorted(os.path.dirname(p)[len(ROOT) + 1:] for p in glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "gemm")))
+    if args.steps:
+        steps = [s for s in steps if any(s == w or s.startswith(w.zfill(2) + "_") for w in args.steps)]
+    if not steps:
+        print("bench: no built steps (run make first)", file=sys.stderr)
+        return 2
+    env = environment()
+    path = results_path(env["gpu"])
+    rows = load(path)
+    print(f"{env['gpu']}, driver {env['driver']}, CUDA {env['cuda']}, commit {env['commit']}, {env['date']}", flush=True)
+    print(f"{'step':<20} {'dtype':<5} {'M x N x K':<16} {'GFLOPS':>10} {'cuBLAS':>10} {'% cuBLAS':>9} {'vs prev':>8}  path",
+          flush=True)
+    status = 0
+    for m, n, k in args.sizes:
+        prev = {}
+        for step in steps:
+            for dtype in step_dtypes(step):
+                cmd = [os.path.join(ROOT, step, "gemm"), str(m), str(n), str(k), "--cublas", "--csv", "--dtype", dtype]
+                if args.no_check:
+                    cmd.append("--no-check")
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                got = list(csv.DictReader(io.StringIO(p.stdout)))
+                if p.returncode != 0 or not got:
+                    print(f"{step:<20} {dtype:<5} {m}x{n}x{k}: FAILED (exit {p.returncode}) "
+                          + " | ".join(p.stderr.strip().splitlines()[:3]), flush=True)
+                    status = 1
+                    continue
+                r = got[0]
+                row = {f: r.get(f, "") for f in FIELDS}
+                row.update(env)
+                rows[key(row)] = row
+                g = float(r["gflops"])
+                speedup = f"{g / prev[dtype]:7.2f}x" if dtype in prev and prev[dtype] > 0 else f"{'':>8}"
+                prev[dtype] = g
+                print(f"{step:<20} {dtype:<5} {f'{m}x{n}x{k}':<16} {g:10.1f} {float(r['cublas_gflops']):10.1f} "
+                      f"{100 * float(r['ratio']):8.1f}% {speedup}  {r['path']}"
+                      + ("" if r["check"] in ("pass", "off") else f"  check {r['check']}"), flush=True)
+        save(path, rows)
+    print(f"recorded in {os.path.relpath(path, ROOT)}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""make test: harness self-tests, static checks and GPU tests.
+
+Every test prints PASS / FAIL / SKIP with its name; the last line is
+'N passed, M failed'. Skipped tests (the GPU part on a machine without a GPU)
+never count as passed.
+
+Environment: ARCH, NVCC, NVCCFLAGS come from the Makefile. STEPS="03_smem
+06_vectorize" limits the step tests to those directories.
+"""
+import concurrent.futures as cf
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.chdir(ROOT)
+
+results = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def record(ok, name, detail=""):
+    if ok is None:
+        results["skipped"] += 1
+        print(f"SKIP {name}: {detail}", flush=True)
+    elif ok:
+        results["passed"] += 1
+        print(f"PASS {name}", flush=True)
+    else:
+        results["failed"] += 1
+        print(f"FAIL {name}" + (f": {detail}" if detail else ""), flush=True)
+
+
+def run(cmd, timeout=600, **kw):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired as e:
+        return subprocess.CompletedProcess(cmd, 124, e.stdout or "", f"timed out after {timeout} s")
+
+
+def tail(text, lines=6):
+    return " | ".join(text.strip().splitlines()[-lines:])
+
+
+ALL_STEPS = sorted(d for d in glob.glob("[0-9][0-9]_*") if os.path.isfile(os.path.join(d, "gemm.cu")))
+STEPS = os.environ.get("STEPS", "").split() or ALL_STEPS
+
+
+def step_dtypes(step):
+    """fp32 steps, or the tensor-core steps that take --dtype fp16|bf16."""
+    src = open(os.path.join(step, "gemm.cu")).read()
+    return ["fp16", "bf16"] if "GEMM_F16 | GEMM_BF16" in src else ["fp32"]
+
+
+def uses_shared_memory(step):
+    return "__shared__" in open(os.path.join(step, "gemm.cu")).read()
+
+
+# ---- 1. harness self-tests (CPU) -------------------------------------------
+def selftests():
+    print("== harness self-tests (CPU)", flush=True)
+    p = run(["./build/selftest"])
+    lines = [l for l in p.stdout.splitlines() if l.startswith(("ok - ", "not ok - "))]
+    for line in lines:
+        ok = line.startswith("ok - ")
+        name, _, why = line.split(" - ", 1)[1].partition(": ") if not ok else (line[5:], "", "")
+        record(ok, "selftest: " + name, why)
+    if p.returncode != 0 and not any(l.startswith("not ok") for l in lines):
+        record(False, "selftest exits cleanly", tail(p.stderr or p.stdout))
+
+
+# ---- 1b. the command line of the real binaries (CPU) ------------------------
+BAD_USAGE = [["--bogus"], ["0", "5", "5"], ["-3"], ["12x"], ["1", "2", "3", "4"], ["--reps"],
+             ["99999999999"], ["--alpha", "inf"]]
+
+
+def cli_tests(have_gpu):
+    print("== command line of every step (CPU)", flush=True)
+    for step in STEPS:
+        exe = os.path.join(step, "gemm")
+        for args in BAD_USAGE:
+            p = run([exe] + args, timeout=60)
+            first = p.stderr.splitlines()[0] if p.stderr else ""
+            ok = p.returncode == 2 and first.startswith(exe + ": ") and "usage:" in p.stderr and not p.stdout
+            record(ok, f"{step}: '{' '.join(args)}' exits 2 with a one-line message and the usage",
+                   f"rc {p.returncode}, stderr '{tail(p.stderr, 2)}'")
+        if not have_gpu:
+            p = run([exe, "64"], timeout=60)
+            ok = p.returncode == 1 and "CUDA device" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+            record(ok, f"{step}: without a GPU, '64' exits 1 naming the missing CUDA device",
+                   f"rc {p.returncode}, stderr '{tail(p.stderr, 2)}'")
+
+
+# ---- 2. static checks (CPU) -------------------------------------------------
+def ptx_table():
+    rows = []
+    for line in open("tests/ptx_checks.txt"):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            step, regex, what = (line.split(None, 2) + [""])[:3]
+            rows.append((step, regex, what))
+    return rows
+
+
+def step_archs(step):
+    """The architectures a step is checked for: steps 01-10 run on sm_80 and newer."""
+    src = open(os.path.join(step, "gemm.cu")).read()
+    m = re.search(r"STATIC_CHECK_ARCHS:\s*(.+)", src)
+    return m.group(1).split() if m else ["sm_80", "sm_90"]
+
+
+def compile_for(step, arch):
+    out = os.path.join("build", "static", step, arch)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    nvcc = os.environ.get("NVCC", "nvcc")
+    flags = os.environ.get("NVCCFLAGS", "-O3 -std=c++17 -lineinfo -Icommon").split()
+    extra = os.environ.get("STEP_FLAGS_" + step, "").split()
+    gencode = [f"-gencode=arch=compute_{arch[3:]},code={arch}"]
+    cmd = [nvcc] + flags + extra + gencode + [f'-DSTEP_NAME="{step}"', "-Xptxas", "-v", "-cubin",
+                                               "-keep", "-keep-dir", out, "-o", os.path.join(out, "gemm.cubin"),
+                                               os.path.join(step, "gemm.cu")]
+    p = run(cmd)
+    ptx = "".join(open(f).read() for f in glob.glob(os.path.join(out, "*.ptx")))
+    return p, ptx
+
+
+def static_checks():
+    print("== static checks (CPU): build for each architecture, spills, PTX", flush=True)
+    table = ptx_table()
+    jobs = [(s, a) for s in STEPS for a in step_archs(s)]
+    with cf.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        built = dict(zip(jobs, pool.map(lambda j: compile_for(*j), jobs)))
+    for step, arch in jobs:
+        p, ptx = built[(step, arch)]
+        record(p.returncode == 0, f"{step}: builds for {arch}", tail(p.stderr))
+        if p.returncode != 0:
+            continue
+        spills = [int(x) for x in re.findall(r"(\d+) bytes spill (?:stores|loads)", p.stderr)]
+        stack = [int(x) for x in re.findall(r"(\d+) bytes stack frame", p.stderr)]
+        record(bool(spills) and not any(spills) and not any(stack),
+               f"{step}: {arch}: ptxas reports zero spill bytes and no stack frame",
+               f"spill bytes {spills}, stack {stack}")
+        for s, regex, what in table:
+            if s != step:
+                continue
+            negate = regex.startswith("!")
+            found = re.search(regex.lstrip("!"), ptx) is not None
+            record(found != negate, f"{step}: {arch}: PTX {'lacks' if negate else 'has'} {regex.lstrip('!')} ({what})",
+                   "found" if negate else "not found")
+    for step in STEPS:
+        if not any(r[0] == step for r in table):
+            record(False, f"{step}: has a row in tests/ptx_checks.txt", "no row")
+
+
+# ---- 3. GPU tests -------------------------------------------------------------
+# Every shape class of SPEC.md: 1x1x1, GEMV (M = 1, N = 1), sizes that are no
+# multiple of any tile, K below the K-tile, non-square, and aligned shapes that
+# take the vector paths with partial tiles.
+SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x129x255,129x127x1000,"
+          "255x1000x33,1000x255x127,128x128x1,129x130x3,64x64x5,31x17x7,17x1000x64,1000x17x64,3x4096x100,"
+          "256x257x256,257x256x260,96x100x36,132x68x132,1024x1024x1024,512x768x256")
+SANITIZER_SHAPES = "1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12"
+
+
+def gpu_present():
+    if not shutil.which("nvidia-smi"):
+        return False, "nvidia-smi not found"
+    p = run(["nvidia-smi", "-L"], timeout=60)
+    if p.returncode != 0 or "GPU 0" not in p.stdout:
+        return False, "nvidia-smi lists no GPU"
+    return True, p.stdout.strip().splitlines()[0]
+
+
+def gpu_tests():
+    print("== GPU tests", flush=True)
+    for step in STEPS:
+        exe = os.path.join(step, "gemm")
+        for dtype in step_dtypes(step):
+            for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
+                                ("alpha = -1.5, beta = 0.75", ["--alpha", "-1.5", "--beta", "0.75"])):
+                p = run([exe, "--shapes", SHAPES, "--reps", "0", "--dtype", dtype] + scal)
+                record(p.returncode == 0, f"{step}: {dtype}: every shape of the list, {label}",
+                       tail(p.stderr))
+            tools = ["memcheck"] + (["racecheck"] if uses_shared_memory(step) else [])
+            for tool in tools:
+                for beta in ("0", "0.5"):
+                    if tool == "racecheck" and beta != "0":
+                        continue
+                    p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes",
+                             SANITIZER_SHAPES, "--reps", "0", "--dtype", dtype, "--beta", beta])
+                    record(p.returncode == 0, f"{step}: {dtype}: compute-sanitizer {tool}, beta {beta}, small odd shapes",
+                           tail(p.stdout + p.stderr))
+        p = run([exe, "64", "--reps", "1", "--warmup", "0", "--dtype", step_dtypes(step)[0]])
+        record(p.returncode == 0 and "pass" in p.stdout, f"{step}: '64' runs, verifies and times",
+               tail(p.stdout + p.stderr))
+
+
+def main():
+    have_gpu, why = gpu_present()
+    selftests()
+    cli_tests(have_gpu)
+    static_checks()
+    if have_gpu:
+        if not shutil.which("compute-sanitizer"):
+            record(False, "compute-sanitizer is on PATH", "not found")
+        gpu_tests()
+    else:
+        print(f"== GPU tests: skipped ({why}); they are not counted as passed", flush=True)
+        results["skipped"] += 1
+    skipped = f" ({results['skipped']} skipped)" if results["skipped"] else ""
+    print(f"{results['passed']} passed, {results['failed']} failed{skipped}")
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

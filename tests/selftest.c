@@ -1,0 +1,259 @@
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
+/*
+ * Harness self-tests: run on the CPU, no GPU needed. Prints one TAP-style
+ * line per test ("ok - name" / "not ok - name: why"); scripts/test.py
+ * counts them.
+ *
+ *     make build/selftest && ./build/selftest
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+
+static int failures;
+
+static void report(int ok, const char *name, const char *fmt, ...) {
+    if (ok) {
+        printf("ok - %s\n", name);
+        return;
+    }
+    failures++;
+    printf("not ok - %s: ", name);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+/* ref and mag of a small problem, the plain way. */
+static void triple_loop(int m, int n, int k, float alpha, const float *a, const float *b, float beta,
+                        const float *c, double *ref, double *mag) {
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0, sa = 0;
+            for (int p = 0; p < k; p++) {
+                s += (double)a[i * k + p] * b[p * n + j];
+                sa += fabs((double)a[i * k + p] * b[p * n + j]);
+            }
+            ref[i * n + j] = alpha * s + beta * (double)c[i * n + j];
+            mag[i * n + j] = fabs(alpha) * sa + fabs(beta) * fabs((double)c[i * n + j]);
+        }
+}
+
+typedef struct {
+    int m, n, k;
+    float *a, *b, *c;
+    double *ref, *mag;
+    float *got;
+} problem;
+
+static problem make_problem(int m, int n, int k, float alpha, float beta, unsigned long long seed) {
+    problem p = {m, n, k, malloc(sizeof(float) * m * k), malloc(sizeof(float) * k * n),
+                 malloc(sizeof(float) * m * n), malloc(sizeof(double) * m * n), malloc(sizeof(double) * m * n),
+                 malloc(sizeof(float) * m * n)};
+    gemm_fill_random(p.a, (size_t)m * k, seed, GEMM_F32);
+    gemm_fill_random(p.b, (size_t)k * n, seed + 1, GEMM_F32);
+    gemm_fill_random(p.c, (size_t)m * n, seed + 2, GEMM_F32);
+    gemm_reference(m, n, k, alpha, p.a, p.b, beta, p.c, p.ref, p.mag);
+    for (int i = 0; i < m * n; i++) p.got[i] = (float)p.ref[i];
+    return p;
+}
+
+static void free_problem(problem *p) {
+    free(p->a); free(p->b); free(p->c); free(p->ref); free(p->mag); free(p->got);
+}
+
+static void test_reference(void) {
+    /* Odd sizes that straddle the reference's blocking (32 x 256 x 128). */
+    const int m = 37, n = 300, k = 133;
+    const float alpha = 1.5f, beta = -0.75f;
+    problem p = make_problem(m, n, k, alpha, beta, 7);
+    double *ref = malloc(sizeof(double) * m * n), *mag = malloc(sizeof(double) * m * n);
+    triple_loop(m, n, k, alpha, p.a, p.b, beta, p.c, ref, mag);
+    double worst = 0;
+    for (int i = 0; i < m * n; i++) {
+        worst = fmax(worst, fabs(p.ref[i] - ref[i]) / mag[i]);
+        worst = fmax(worst, fabs(p.mag[i] - mag[i]) / mag[i]);
+    }
+    report(worst < 1e-13, "reference equals a plain triple loop (37x300x133, alpha 1.5, beta -0.75)",
+           "relative difference %g", worst);
+
+    /* beta == 0 must not read C: NaN in C may not reach the result. */
+    for (int i = 0; i < m * n; i++) p.c[i] = NAN;
+    gemm_reference(m, n, k, alpha, p.a, p.b, 0.0f, p.c, p.ref, p.mag);
+    int finite = 1;
+    for (int i = 0; i < m * n; i++) finite &= isfinite(p.ref[i]) && isfinite(p.mag[i]);
+    report(finite, "reference with beta = 0 does not read C", "NaN from C reached the reference");
+    free(ref); free(mag);
+    free_problem(&p);
+}
+
+static void test_inputs(void) {
+    float x[4096], y[4096];
+    gemm_fill_random(x, 4096, 3, GEMM_F32);
+    gemm_fill_random(y, 4096, 3, GEMM_F32);
+    int same = !memcmp(x, y, sizeof x), nonzero = 1, signs[2] = {0, 0};
+    for (int i = 0; i < 4096; i++) {
+        nonzero &= fabsf(x[i]) >= 0.25f && fabsf(x[i]) < 1.0f;
+        signs[x[i] < 0]++;
+    }
+    report(same && nonzero && signs[0] > 1800 && signs[1] > 1800,
+           "inputs: seeded, signed, never zero", "same=%d nonzero=%d +%d -%d", same, nonzero, signs[0], signs[1]);
+    gemm_fill_random(y, 4096, 4, GEMM_F32);
+    report(memcmp(x, y, sizeof x) != 0, "inputs: another seed gives other values", "seeds 3 and 4 agree");
+}
+
+static void test_verifier(void) {
+    const int m = 33, n = 17, k = 129;
+    problem p = make_problem(m, n, k, 1.0f, 0.0f, 11);
+    const double factor = gemm_error_factor(k + 2, gemm_unit_roundoff(GEMM_F32));
+    gemm_verdict v = gemm_verify(m, n, p.got, p.ref, p.mag, factor, NULL, 0);
+    report(v.failed == 0, "verifier passes the rounded reference", "%lld failures", v.failed);
+
+    /* A plain float loop in another summation order must pass: the bound is not too tight. */
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            float s = 0.0f;
+            for (int q = k - 1; q >= 0; q--) s += p.a[i * k + q] * p.b[q * n + j];
+            p.got[i * n + j] = s;
+        }
+    v = gemm_verify(m, n, p.got, p.ref, p.mag, factor, NULL, 0);
+    report(v.failed == 0, "verifier passes a float32 loop summed backwards", "%lld failures", v.failed);
+
+    struct { const char *name; float value; int nonfinite; } plants[] = {
+        {"verifier catches a planted wrong element", 0.0f, 0},
+        {"verifier catches NaN", NAN, 1},
+        {"verifier catches +Inf", INFINITY, 1},
+        {"verifier catches an unwritten (NaN-poisoned) element", 0.0f, 1},
+    };
+    for (int t = 0; t < 4; t++) {
+        for (int i = 0; i < m * n; i++) p.got[i] = (float)p.ref[i];
+        const int at = 5 * n + 9;
+        float planted = plants[t].value;
+        if (t == 0) planted = (float)(p.ref[at] + 4.0 * factor * p.mag[at]); /* 4x the bound: wrong */
+        if (t == 3) memset(&planted, 0xff, sizeof planted);                 /* the harness's poison */
+        p.got[at] = planted;
+        v = gemm_verify(m, n, p.got, p.ref, p.mag, factor, NULL, 0);
+        report(v.failed == 1 && v.nonfinite == plants[t].nonfinite, plants[t].name,
+               "failed=%lld nonfinite=%lld", v.failed, v.nonfinite);
+    }
+    /* Half the bound off is still right. */
+    for (int i = 0; i < m * n; i++) p.got[i] = (float)(p.ref[i] + 0.5 * factor * p.mag[i]);
+    v = gemm_verify(m, n, p.got, p.ref, p.mag, factor, NULL, 0);
+    report(v.failed == 0, "verifier accepts errors within the bound", "%lld failures", v.failed);
+    free_problem(&p);
+}
+
+static void test_bound(void) {
+    const double u = gemm_unit_roundoff(GEMM_F32);
+    int monotone = 1;
+    for (long long k = 1; k < (1 << 20); k *= 2) monotone &= gemm_error_factor(2 * k, u) > gemm_error_factor(k, u);
+    report(monotone && fabs(gemm_error_factor(1, u) - u / (1 - u)) < 1e-20,
+           "bound g(K) = K u / (1 - K u) grows with K", "not monotone or wrong at K = 1");
+    /* An error that K = 4096 allows is wrong at K = 64. */
+    const double mag = 10.0, err = 0.5 * gemm_error_factor(4096, u) * mag;
+    report(err <= gemm_error_factor(4096, u) * mag && err > gemm_error_factor(64, u) * mag,
+           "an error allowed at K = 4096 fails at K = 64", "bounds do not separate");
+    report(gemm_unit_roundoff(GEMM_F16) > gemm_unit_roundoff(GEMM_F32), "tensor-core steps get a looser u",
+           "u(fp16) <= u(fp32)");
+}
+
+static void test_conversions(void) {
+    int ok = gemm_float_to_half(1.0f) == 0x3c00 && gemm_float_to_half(-2.0f) == 0xc000 &&
+             gemm_float_to_half(65504.0f) == 0x7bff && gemm_float_to_half(65520.0f) == 0x7c00 &&
+             gemm_float_to_half(1.0f + ldexpf(1, -11)) == 0x3c00 &&                  /* tie to even */
+             gemm_float_to_half(1.0f + 3 * ldexpf(1, -11)) == 0x3c02 &&              /* tie to even, up */
+             gemm_float_to_half(ldexpf(1, -24)) == 0x0001 && gemm_half_to_float(0x3555) == 0.333251953125f;
+    report(ok, "fp16 conversion rounds to nearest even", "a known value converts wrongly");
+    ok = gemm_float_to_bf16(1.0f) == 0x3f80 && gemm_float_to_bf16(1.0f + ldexpf(1, -8)) == 0x3f80 &&
+         gemm_float_to_bf16(1.0f + 3 * ldexpf(1, -8)) == 0x3f82 && gemm_round_to(-0.3f, GEMM_BF16) == -0.30078125f;
+    report(ok, "bf16 conversion rounds to nearest even", "a known value converts wrongly");
+}
+
+static void test_cli(void) {
+    struct { const char *args; int rc; int m, n, k; } table[] = {
+        {"", 0, 4096, 4096, 4096},
+        {"2048", 0, 2048, 2048, 2048},
+        {"2048 1024", 0, 2048, 1024, 1024},
+        {"7 33 129 --reps 3 --warmup 0 --alpha 2 --beta -1 --seed 9 --no-check --cublas --csv", 0, 7, 33, 129},
+        {"--reps=0 5 6 7", 0, 5, 6, 7},
+        {"--shapes 1x1x1,33x7x129", 0, 1, 1, 1},
+        {"--bogus", 2, 0, 0, 0},
+        {"0 5 5", 2, 0, 0, 0},
+        {"-3", 2, 0, 0, 0},
+        {"12abc", 2, 0, 0, 0},
+        {"99999999999", 2, 0, 0, 0},
+        {"1 2 3 4", 2, 0, 0, 0},
+        {"65536 65536 8", 2, 0, 0, 0},
+        {"4 4 2000000", 2, 0, 0, 0},
+        {"--reps", 2, 0, 0, 0},
+        {"--reps -1", 2, 0, 0, 0},
+        {"--alpha nan", 2, 0, 0, 0},
+        {"--beta 1e39", 2, 0, 0, 0},
+        {"--dtype fp16", 2, 0, 0, 0},
+        {"--dtype int8", 2, 0, 0, 0},
+        {"--shapes 2x3", 2, 0, 0, 0},
+        {"--shapes 1x1x1 8", 2, 0, 0, 0},
+        {"--shapes 1x1x1,2x2x2 --save /tmp/x", 2, 0, 0, 0},
+        {"--csv=1", 2, 0, 0, 0},
+    };
+    for (size_t t = 0; t < sizeof table / sizeof table[0]; t++) {
+        char buf[256], *argv[32], err[256];
+        int argc = 0;
+        argv[argc++] = "gemm";
+        snprintf(buf, sizeof buf, "%s", table[t].args);
+        for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) argv[argc++] = tok;
+        gemm_options o;
+        err[0] = '\0';
+        int rc = gemm_parse_args(argc, argv, GEMM_F32, &o, err, sizeof err);
+        int ok = rc == table[t].rc && (rc != 0 || (o.shapes[0][0] == table[t].m && o.shapes[0][1] == table[t].n &&
+                                                   o.shapes[0][2] == table[t].k));
+        ok &= rc == 0 || (err[0] && !strchr(err, '\n')); /* a usage error gets a one-line reason */
+        char name[300];
+        snprintf(name, sizeof name, "command line '%s' -> %s", table[t].args, table[t].rc ? "usage error" : "accepted");
+        report(ok, name, "rc %d, shape %dx%dx%d, message '%s'", rc, o.shapes[0][0], o.shapes[0][1], o.shapes[0][2], err);
+    }
+    /* The parsed flags land where they should. */
+    char *argv[] = {"gemm", "7", "--reps", "3", "--alpha", "2", "--beta", "-1", "--no-check", "--cublas", "--csv"};
+    gemm_options o;
+    char err[256];
+    int rc = gemm_parse_args(11, argv, GEMM_F32, &o, err, sizeof err);
+    report(rc == 0 && o.reps == 3 && o.alpha == 2.0f && o.beta == -1.0f && !o.check && o.cublas && o.csv,
+           "command line flags are stored", "rc %d", rc);
+    char *argv2[] = {"gemm", "--dtype", "bf16"};
+    rc = gemm_parse_args(3, argv2, GEMM_F16 | GEMM_BF16, &o, err, sizeof err);
+    report(rc == 0 && o.dtype == GEMM_BF16, "tensor-core steps take --dtype bf16", "rc %d", rc);
+}
+
+static void test_npy(void) {
+    char path[] = "/tmp/gemm_selftest_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    float x[3 * 5];
+    for (int i = 0; i < 15; i++) x[i] = 0.5f * i - 3.0f;
+    int rows = 0, cols = 0;
+    float *y = fd >= 0 && gemm_write_npy(path, x, 3, 5) == 0 ? gemm_read_npy(path, &rows, &cols) : NULL;
+    report(y && rows == 3 && cols == 5 && !memcmp(x, y, sizeof x), ".npy output reads back", "mismatch");
+    FILE *f = fopen(path, "rb");
+    long size = -1;
+    if (f) { fseek(f, 0, SEEK_END); size = ftell(f); fclose(f); }
+    report(size == 128 + 15 * 4, ".npy header is padded to 64 bytes", "file size %ld", size);
+    free(y);
+    remove(path);
+}
+
+int main(void) {
+    test_reference();
+    test_inputs();
+    test_verifier();
+    test_bound();
+    test_conversions();
+    test_cli();
+    test_npy();
+    return failures ? 1 : 0;
+}
