@@ -14,8 +14,11 @@
 
 __global__ void gemm_kernel(int M, int N, int K, float alpha, const float *A, const float *B,
                             float beta, float *C) {
-    const int row = blockIdx.x * BLOCK + threadIdx.x / BLOCK;
-    const int col = blockIdx.y * BLOCK + threadIdx.x % BLOCK; /* neighbouring threads: neighbouring columns */
+    /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
+     * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
+    const int tiles_n = ceil_div(N, BLOCK);
+    const int row = blockIdx.x / tiles_n * BLOCK + threadIdx.x / BLOCK;
+    const int col = blockIdx.x % tiles_n * BLOCK + threadIdx.x % BLOCK; /* neighbouring threads: neighbouring columns */
     if (row >= M || col >= N) return;
 
     float acc = 0.0f;
@@ -25,7 +28,7 @@ __global__ void gemm_kernel(int M, int N, int K, float alpha, const float *A, co
 
 static cudaError_t launch_gemm(gemm_args *p) {
     dim3 block(BLOCK * BLOCK);
-    dim3 grid(ceil_div(p->m, BLOCK), ceil_div(p->n, BLOCK));
+    dim3 grid(ceil_div(p->m, BLOCK) * ceil_div(p->n, BLOCK));
     gemm_kernel<<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
                                  p->beta, p->c);
     return cudaGetLastError();

@@ -22,8 +22,11 @@ __global__ void gemm_kernel(int M, int N, int K, float alpha, const float *A, co
     __shared__ float As[BLOCK][BLOCK];
     __shared__ float Bs[BLOCK][BLOCK];
     const int tile_row = threadIdx.x / BLOCK, tile_col = threadIdx.x % BLOCK;
-    const int row = blockIdx.x * BLOCK + tile_row;
-    const int col = blockIdx.y * BLOCK + tile_col; /* neighbouring threads: neighbouring columns */
+    /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
+     * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
+    const int tiles_n = ceil_div(N, BLOCK);
+    const int row = blockIdx.x / tiles_n * BLOCK + tile_row;
+    const int col = blockIdx.x % tiles_n * BLOCK + tile_col; /* neighbouring threads: neighbouring columns */
 
     float acc = 0.0f;
     for (int k0 = 0; k0 < K; k0 += BLOCK) {
@@ -39,7 +42,7 @@ __global__ void gemm_kernel(int M, int N, int K, float alpha, const float *A, co
 
 static cudaError_t launch_gemm(gemm_args *p) {
     dim3 block(BLOCK * BLOCK);
-    dim3 grid(ceil_div(p->m, BLOCK), ceil_div(p->n, BLOCK));
+    dim3 grid(ceil_div(p->m, BLOCK) * ceil_div(p->n, BLOCK));
     gemm_kernel<<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
                                  p->beta, p->c);
     return cudaGetLastError();

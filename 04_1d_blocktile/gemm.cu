@@ -25,7 +25,10 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
                                                        const float *B, float beta, float *C) {
     __shared__ float As[BM][BK];
     __shared__ float Bs[BK][BN];
-    const int row0 = blockIdx.x * BM, col0 = blockIdx.y * BN;
+    /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
+     * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
+    const int tiles_n = ceil_div(N, BN);
+    const int row0 = blockIdx.x / tiles_n * BM, col0 = blockIdx.x % tiles_n * BN;
     /* This thread's results: rows thread_row*TM .. +TM-1 of column thread_col of the tile. */
     const int thread_row = threadIdx.x / BN, thread_col = threadIdx.x % BN;
     /* The element of each tile this thread loads (consecutive threads: consecutive addresses). */
@@ -52,7 +55,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
 
 static cudaError_t launch_gemm(gemm_args *p) {
     dim3 block(THREADS);
-    dim3 grid(ceil_div(p->m, BM), ceil_div(p->n, BN));
+    dim3 grid(ceil_div(p->m, BM) * ceil_div(p->n, BN));
     gemm_kernel<<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
                                  p->beta, p->c);
     return cudaGetLastError();

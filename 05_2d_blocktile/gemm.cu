@@ -29,7 +29,10 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
                                                        const float *B, float beta, float *C) {
     __shared__ float As[BM][BK];
     __shared__ float Bs[BK][BN];
-    const int row0 = blockIdx.x * BM, col0 = blockIdx.y * BN;
+    /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
+     * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
+    const int tiles_n = ceil_div(N, BN);
+    const int row0 = blockIdx.x / tiles_n * BM, col0 = blockIdx.x % tiles_n * BN;
     /* This thread's results: rows thread_row*TM .. +TM-1, columns thread_col*TN .. +TN-1 of the tile. */
     const int thread_row = threadIdx.x / (BN / TN), thread_col = threadIdx.x % (BN / TN);
     /* The elements of each tile this thread loads: one per pass, passes a_stride (b_stride) rows apart. */
@@ -39,10 +42,14 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     float acc[TM][TN] = {{0.0f}};
     float reg_m[TM], reg_n[TN];
     for (int k0 = 0; k0 < K; k0 += BK) {
-        for (int r = a_row; r < BM; r += a_stride)
+        for (int pass = 0; pass < BM; pass += a_stride) { /* a compile-time number of passes */
+            const int r = pass + a_row;
             As[r][a_col] = row0 + r < M && k0 + a_col < K ? A[(row0 + r) * K + k0 + a_col] : 0.0f;
-        for (int r = b_row; r < BK; r += b_stride)
+        }
+        for (int pass = 0; pass < BK; pass += b_stride) {
+            const int r = pass + b_row;
             Bs[r][b_col] = k0 + r < K && col0 + b_col < N ? B[(k0 + r) * N + col0 + b_col] : 0.0f;
+        }
         __syncthreads(); /* the tiles are complete before anyone reads them */
         for (int k = 0; k < BK; k++) {
             for (int i = 0; i < TM; i++) reg_m[i] = As[thread_row * TM + i][k];
@@ -62,7 +69,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
 
 static cudaError_t launch_gemm(gemm_args *p) {
     dim3 block(THREADS);
-    dim3 grid(ceil_div(p->m, BM), ceil_div(p->n, BN));
+    dim3 grid(ceil_div(p->m, BM) * ceil_div(p->n, BN));
     gemm_kernel<<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
                                  p->beta, p->c);
     return cudaGetLastError();

@@ -66,7 +66,10 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
                                                        const float *B, float beta, float *C) {
     __shared__ float As[BK][BM]; /* transposed: As[k][m] */
     __shared__ float Bs[BK][BN];
-    const int row0 = blockIdx.x * BM, col0 = blockIdx.y * BN;
+    /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
+     * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
+    const int tiles_n = ceil_div(N, BN);
+    const int row0 = blockIdx.x / tiles_n * BM, col0 = blockIdx.x % tiles_n * BN;
     /* This thread's results: rows thread_row*TM .. +TM-1, columns thread_col*TN .. +TN-1 of the tile. */
     const int thread_row = threadIdx.x / (BN / TN), thread_col = threadIdx.x % (BN / TN);
     /* The float4 of each tile this thread loads: one per pass, passes a_stride (b_stride) rows apart. */
@@ -76,15 +79,18 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     float acc[TM][TN] = {{0.0f}};
     float reg_m[TM], reg_n[TN];
     for (int k0 = 0; k0 < K; k0 += BK) {
-        for (int r = a_row; r < BM; r += a_stride) {
+        for (int pass = 0; pass < BM; pass += a_stride) { /* a compile-time number of passes */
+            const int r = pass + a_row;
             const float4 a = load4<VEC>(A, M, K, row0 + r, k0 + a_col);
             As[a_col + 0][r] = a.x; /* transposed while storing */
             As[a_col + 1][r] = a.y;
             As[a_col + 2][r] = a.z;
             As[a_col + 3][r] = a.w;
         }
-        for (int r = b_row; r < BK; r += b_stride)
+        for (int pass = 0; pass < BK; pass += b_stride) {
+            const int r = pass + b_row;
             *reinterpret_cast<float4 *>(&Bs[r][b_col]) = load4<VEC>(B, K, N, k0 + r, col0 + b_col);
+        }
         __syncthreads(); /* the tiles are complete before anyone reads them */
         for (int k = 0; k < BK; k++) {
             for (int i = 0; i < TM; i += 4) /* 128-bit shared loads */
@@ -104,7 +110,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
 
 static cudaError_t launch_gemm(gemm_args *p) {
     dim3 block(THREADS);
-    dim3 grid(ceil_div(p->m, BM), ceil_div(p->n, BN));
+    dim3 grid(ceil_div(p->m, BM) * ceil_div(p->n, BN));
     /* float4 global accesses need 16-byte aligned rows: K and N multiples of 4 (cudaMalloc aligns the bases). */
     const bool vec = p->k % 4 == 0 && p->n % 4 == 0 &&
                      ((size_t)p->a | (size_t)p->b | (size_t)p->c) % 16 == 0;

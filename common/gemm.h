@@ -54,7 +54,13 @@ typedef struct {
 /* Runs the whole program; returns the exit code (0 ok, 1 failure, 2 usage). */
 int gemm_main(int argc, char **argv, const gemm_step *step);
 
-static inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+#ifdef __CUDACC__
+#define GEMM_HOST_DEVICE __host__ __device__
+#else
+#define GEMM_HOST_DEVICE
+#endif
+
+static inline GEMM_HOST_DEVICE int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 /* The Makefile passes the step's directory name, so that every step's main()
  * is the same three lines. */
