@@ -1,6 +1,6 @@
 /*
- * Step 05: 2-D block tiling. Each thread now computes a TM x TN = 8 x 8
- * square of C. Per k it loads TM values of A (reg_m) and TN values of B
+ * Step 05: 2-D block tiling. Each thread now computes TM x TN = 8 x 8
+ * results of C. Per k it loads TM values of A (reg_m) and TN values of B
  * (reg_n) into registers and multiplies them as an outer product: TM * TN
  * FMAs for TM + TN shared-memory loads (64 for 16, against 8 for 9 in step
  * 04).
@@ -9,6 +9,12 @@
  * no longer has one element per thread: the threads load it in passes,
  * each pass a band of consecutive rows (coalesced), strided by the band
  * height.
+ *
+ * A thread's 8 x 8 results are spread over the tile with a stride of 16
+ * (BM / TM) rather than packed in a square: then the 16 threads that share
+ * a row of the thread grid read 16 consecutive words of Bs (16 banks, no
+ * conflict) instead of words 8 apart (4-way conflicts). README.md has both
+ * measured.
  *
  *     make step N=5 && ./05_2d_blocktile/gemm 4096 --cublas
  */
@@ -33,7 +39,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
      * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
     const int tiles_n = ceil_div(N, BN);
     const int row0 = blockIdx.x / tiles_n * BM, col0 = blockIdx.x % tiles_n * BN;
-    /* This thread's results: rows thread_row*TM .. +TM-1, columns thread_col*TN .. +TN-1 of the tile. */
+    /* This thread's results: rows thread_row + i * (BM / TM), columns thread_col + j * (BN / TN). */
     const int thread_row = threadIdx.x / (BN / TN), thread_col = threadIdx.x % (BN / TN);
     /* The elements of each tile this thread loads: one per pass, passes a_stride (b_stride) rows apart. */
     const int a_row = threadIdx.x / BK, a_col = threadIdx.x % BK, a_stride = THREADS / BK;
@@ -52,8 +58,8 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
         }
         __syncthreads(); /* the tiles are complete before anyone reads them */
         for (int k = 0; k < BK; k++) {
-            for (int i = 0; i < TM; i++) reg_m[i] = As[thread_row * TM + i][k];
-            for (int j = 0; j < TN; j++) reg_n[j] = Bs[k][thread_col * TN + j];
+            for (int i = 0; i < TM; i++) reg_m[i] = As[thread_row + i * (BM / TM)][k];
+            for (int j = 0; j < TN; j++) reg_n[j] = Bs[k][thread_col + j * (BN / TN)]; /* consecutive words */
             for (int i = 0; i < TM; i++) /* outer product: TM * TN FMAs from TM + TN loads */
                 for (int j = 0; j < TN; j++) acc[i][j] += reg_m[i] * reg_n[j];
         }
@@ -61,7 +67,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     }
     for (int i = 0; i < TM; i++)
         for (int j = 0; j < TN; j++) {
-            const int row = row0 + thread_row * TM + i, col = col0 + thread_col * TN + j;
+            const int row = row0 + thread_row + i * (BM / TM), col = col0 + thread_col + j * (BN / TN);
             if (row < M && col < N)
                 C[row * N + col] = beta == 0.0f ? alpha * acc[i][j] : alpha * acc[i][j] + beta * C[row * N + col];
         }

@@ -3,9 +3,14 @@
  * access four floats wide:
  *   - A and B are read from global memory as float4 (LDG.E.128), C is read
  *     and written as float4 (STG.E.128);
- *   - the A tile is stored transposed, As[k][m], so that the TM values a
- *     thread needs for one k are contiguous: reg_m and reg_n are both filled
- *     with 128-bit shared loads (LDS.128) instead of 8-byte or 4-byte ones.
+ *   - the A tile is stored transposed, As[k][m], so that a thread's values
+ *     of A for one k are contiguous: reg_m and reg_n are both filled with
+ *     128-bit shared loads (LDS.128) instead of 4-byte ones.
+ * For that a thread's results become blocks of 4 x 4 (stride 64) instead of
+ * single elements (stride 16): one LDS.128 then fetches four of them, and
+ * the 8 threads of a quarter-warp, which one LDS.128 serves at a time, read
+ * 128 consecutive bytes of Bs. The transposed stores into As would hit one
+ * bank twice; 4 floats of padding per As row move them apart.
  *
  * A float4 must be 16-byte aligned, which needs K % 4 == 0 (rows of A) and
  * N % 4 == 0 (rows of B and C). Other shapes take the same kernel with
@@ -24,7 +29,7 @@
 #define THREADS ((BM / TM) * (BN / TN)) /* 256: one thread per TM x TN results */
 
 static_assert(BM % TM == 0 && BN % TN == 0, "a thread's TM x TN square must not cross the block tile");
-static_assert(TM % 4 == 0 && TN % 4 == 0, "reg_m and reg_n are filled four floats at a time");
+static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's results come in blocks of 4 x 4 (one float4 each way)");
 static_assert(BK % 4 == 0 && BN % 4 == 0, "tile rows are loaded as whole float4s");
 static_assert(THREADS % (BK / 4) == 0 && BM % (THREADS / (BK / 4)) == 0, "the A tile loads in whole passes of full rows");
 static_assert(THREADS % (BN / 4) == 0 && BK % (THREADS / (BN / 4)) == 0, "the B tile loads in whole passes of full rows");
@@ -64,13 +69,16 @@ __device__ void store4(float *C, int rows, int cols, int row, int col, float4 ac
 template <bool VEC>
 __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const float *A,
                                                        const float *B, float beta, float *C) {
-    __shared__ float As[BK][BM]; /* transposed: As[k][m] */
-    __shared__ float Bs[BK][BN];
+    /* As is transposed, As[k][m]; its 4 floats of padding per row put the transposed
+     * stores of two neighbouring threads (rows 4 apart) into different banks. */
+    __shared__ __align__(16) float As[BK][BM + 4];
+    __shared__ __align__(16) float Bs[BK][BN];
     /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
      * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
     const int tiles_n = ceil_div(N, BN);
     const int row0 = blockIdx.x / tiles_n * BM, col0 = blockIdx.x % tiles_n * BN;
-    /* This thread's results: rows thread_row*TM .. +TM-1, columns thread_col*TN .. +TN-1 of the tile. */
+    /* This thread's results: blocks of 4 x 4 at rows thread_row * 4 + i * (BM / TM), columns
+     * thread_col * 4 + j * (BN / TN), for i, j = 0, 4, 8, ... */
     const int thread_row = threadIdx.x / (BN / TN), thread_col = threadIdx.x % (BN / TN);
     /* The float4 of each tile this thread loads: one per pass, passes a_stride (b_stride) rows apart. */
     const int a_row = threadIdx.x / (BK / 4), a_col = threadIdx.x % (BK / 4) * 4, a_stride = THREADS / (BK / 4);
@@ -94,9 +102,9 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
         __syncthreads(); /* the tiles are complete before anyone reads them */
         for (int k = 0; k < BK; k++) {
             for (int i = 0; i < TM; i += 4) /* 128-bit shared loads */
-                *reinterpret_cast<float4 *>(&reg_m[i]) = *reinterpret_cast<const float4 *>(&As[k][thread_row * TM + i]);
+                *reinterpret_cast<float4 *>(&reg_m[i]) = *reinterpret_cast<const float4 *>(&As[k][thread_row * 4 + i * (BM / TM)]);
             for (int j = 0; j < TN; j += 4)
-                *reinterpret_cast<float4 *>(&reg_n[j]) = *reinterpret_cast<const float4 *>(&Bs[k][thread_col * TN + j]);
+                *reinterpret_cast<float4 *>(&reg_n[j]) = *reinterpret_cast<const float4 *>(&Bs[k][thread_col * 4 + j * (BN / TN)]);
             for (int i = 0; i < TM; i++) /* outer product: TM * TN FMAs from TM + TN loads */
                 for (int j = 0; j < TN; j++) acc[i][j] += reg_m[i] * reg_n[j];
         }
@@ -104,7 +112,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     }
     for (int i = 0; i < TM; i++)
         for (int j = 0; j < TN; j += 4)
-            store4<VEC>(C, M, N, row0 + thread_row * TM + i, col0 + thread_col * TN + j,
+            store4<VEC>(C, M, N, row0 + thread_row * 4 + i / 4 * (4 * BM / TM) + i % 4, col0 + thread_col * 4 + j * (BN / TN),
                         make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]), alpha, beta);
 }
 
