@@ -23,7 +23,7 @@ static_assert(BK * BN == THREADS, "each thread loads exactly one element of the 
 
 __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const float *A,
                                                        const float *B, float beta, float *C) {
-    __shared__ float As[BM][BK];
+    __shared__ __align__(16) float As[BM][BK]; /* aligned: see README (nvcc reads a row of As with LDS.128) */
     __shared__ float Bs[BK][BN];
     /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
      * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */

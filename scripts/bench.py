@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIELDS = ["step", "dtype", "m", "n", "k", "path", "ms", "gflops", "cublas_gflops", "ratio", "check",
+FIELDS = ["step", "dtype", "m", "n", "k", "path", "ms", "gflops", "cublas_gflops", "ratio", "check", "ref_s",
           "gpu", "driver", "cuda", "commit", "date"]
 
 
@@ -33,8 +33,9 @@ def sh(cmd):
 def environment():
     name, _, driver = sh(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]).partition("\n")[0].partition(", ")
     cuda = re.search(r"release (\S+),", sh([os.environ.get("NVCC", "nvcc"), "--version"]))
-    commit = sh(["git", "rev-parse", "--short=12", "HEAD"]) or "unknown"
-    if sh(["git", "status", "--porcelain", "--untracked-files=no"]):
+    # GEMM_COMMIT names the commit where the tree was copied without its .git.
+    commit = os.environ.get("GEMM_COMMIT") or sh(["git", "rev-parse", "--short=12", "HEAD"]) or "unknown"
+    if not os.environ.get("GEMM_COMMIT") and sh(["git", "status", "--porcelain", "--untracked-files=no"]):
         commit += "-dirty"
     return {"gpu": name or "unknown GPU", "driver": driver or "unknown", "cuda": cuda.group(1) if cuda else "unknown",
             "commit": commit, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")}
