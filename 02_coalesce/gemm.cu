@@ -14,11 +14,11 @@
 
 __global__ void gemm_kernel(int M, int N, int K, float alpha, const float *A, const float *B,
                             float beta, float *C) {
-    /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
-     * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
-    const int tiles_n = ceil_div(N, BLOCK);
-    const int row = blockIdx.x / tiles_n * BLOCK + threadIdx.x / BLOCK;
-    const int col = blockIdx.x % tiles_n * BLOCK + threadIdx.x % BLOCK; /* neighbouring threads: neighbouring columns */
+    /* Tiles are numbered down the columns of C, one block each: neighbouring blocks
+     * share a panel of B in L2. A 1-D grid, because gridDim.y stops at 65535. */
+    const int tiles_m = ceil_div(M, BLOCK);
+    const int row = blockIdx.x % tiles_m * BLOCK + threadIdx.x / BLOCK;
+    const int col = blockIdx.x / tiles_m * BLOCK + threadIdx.x % BLOCK; /* neighbouring threads: neighbouring columns */
     if (row >= M || col >= N) return;
 
     float acc = 0.0f;

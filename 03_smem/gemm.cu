@@ -22,11 +22,11 @@ __global__ void gemm_kernel(int M, int N, int K, float alpha, const float *A, co
     __shared__ float As[BLOCK][BLOCK];
     __shared__ float Bs[BLOCK][BLOCK];
     const int tile_row = threadIdx.x / BLOCK, tile_col = threadIdx.x % BLOCK;
-    /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
-     * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
-    const int tiles_n = ceil_div(N, BLOCK);
-    const int row = blockIdx.x / tiles_n * BLOCK + tile_row;
-    const int col = blockIdx.x % tiles_n * BLOCK + tile_col; /* neighbouring threads: neighbouring columns */
+    /* Tiles are numbered down the columns of C, one block each: neighbouring blocks
+     * share a panel of B in L2. A 1-D grid, because gridDim.y stops at 65535. */
+    const int tiles_m = ceil_div(M, BLOCK);
+    const int row = blockIdx.x % tiles_m * BLOCK + tile_row;
+    const int col = blockIdx.x / tiles_m * BLOCK + tile_col; /* neighbouring threads: neighbouring columns */
 
     float acc = 0.0f;
     for (int k0 = 0; k0 < K; k0 += BLOCK) {

@@ -5,10 +5,9 @@
  * FMAs for TM + TN shared-memory loads (64 for 16, against 8 for 9 in step
  * 04).
  *
- * The block tile grows to BM x BN = 128 x 128 with 256 threads, so a tile
- * no longer has one element per thread: the threads load it in passes,
- * each pass a band of consecutive rows (coalesced), strided by the band
- * height.
+ * The block tile grows to BM x BN = 128 x 128 with 256 threads, and BK
+ * goes back to 8: each thread still loads a tile in passes of consecutive
+ * (coalesced) elements, four passes for each tile now.
  *
  * A thread's 8 x 8 results are spread over the tile with a stride of 16
  * (BM / TM) rather than packed in a square: then the 16 threads that share
@@ -33,12 +32,12 @@ static_assert(THREADS % BN == 0 && BK % (THREADS / BN) == 0, "the B tile loads i
 
 __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const float *A,
                                                        const float *B, float beta, float *C) {
-    __shared__ float As[BM][BK];
+    __shared__ __align__(16) float As[BM][BK]; /* aligned: see README (nvcc reads a row of As with LDS.128) */
     __shared__ float Bs[BK][BN];
-    /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
-     * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
-    const int tiles_n = ceil_div(N, BN);
-    const int row0 = blockIdx.x / tiles_n * BM, col0 = blockIdx.x % tiles_n * BN;
+    /* Tiles are numbered down the columns of C, one block each: neighbouring blocks
+     * share a panel of B in L2. A 1-D grid, because gridDim.y stops at 65535. */
+    const int tiles_m = ceil_div(M, BM);
+    const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
     /* This thread's results: rows thread_row + i * (BM / TM), columns thread_col + j * (BN / TN). */
     const int thread_row = threadIdx.x / (BN / TN), thread_col = threadIdx.x % (BN / TN);
     /* The elements of each tile this thread loads: one per pass, passes a_stride (b_stride) rows apart. */

@@ -73,10 +73,10 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
      * stores of two neighbouring threads (rows 4 apart) into different banks. */
     __shared__ __align__(16) float As[BK][BM + 4];
     __shared__ __align__(16) float Bs[BK][BN];
-    /* Tiles are numbered along rows of C, one block each: neighbouring blocks share
-     * a panel of A in L2. A 1-D grid, because gridDim.y stops at 65535. */
-    const int tiles_n = ceil_div(N, BN);
-    const int row0 = blockIdx.x / tiles_n * BM, col0 = blockIdx.x % tiles_n * BN;
+    /* Tiles are numbered down the columns of C, one block each: neighbouring blocks
+     * share a panel of B in L2. A 1-D grid, because gridDim.y stops at 65535. */
+    const int tiles_m = ceil_div(M, BM);
+    const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
     /* This thread's results: blocks of 4 x 4 at rows thread_row * 4 + i * (BM / TM), columns
      * thread_col * 4 + j * (BN / TN), for i, j = 0, 4, 8, ... */
     const int thread_row = threadIdx.x / (BN / TN), thread_col = threadIdx.x % (BN / TN);
