@@ -26,7 +26,7 @@ STEP = $(firstword $(wildcard $(NN)_*))
 PREV = $(firstword $(wildcard $(shell printf '%02d' `expr $(N) - 1`)_*))
 
 .SECONDARY: $(COMMON_OBJS)
-.PHONY: all help step run diff test bench clean
+.PHONY: all help step run diff test bench readme clean
 all: $(BINS)
 
 help:
@@ -36,6 +36,7 @@ help:
 	@echo "make diff N=6        what changed from step 5 to step 6"
 	@echo "make test            harness self-tests, static checks, GPU tests"
 	@echo "make bench [SIZES='4096 2048']   every step beside cuBLAS; records results/"
+	@echo "make readme          regenerate the READMEs' numbers tables from results/"
 	@echo "make clean"
 
 build/common/%.o: common/%.c common/host.h common/gemm.h
@@ -68,6 +69,10 @@ test: all build/selftest
 
 bench: all
 	@$(PYTHON) scripts/bench.py $(SIZES)
+	@$(PYTHON) scripts/results_table.py
+
+readme:
+	@$(PYTHON) scripts/results_table.py
 
 clean:
 	rm -rf build $(BINS) $(addsuffix /ptxas.txt,$(STEPS))

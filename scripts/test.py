@@ -199,9 +199,16 @@ def gpu_tests():
                tail(p.stdout + p.stderr))
 
 
+def readme_tables():
+    p = run([sys.executable, "scripts/results_table.py", "--check"])
+    record(p.returncode == 0, "README numbers tables are generated from results/ (scripts/results_table.py --check)",
+           tail(p.stdout + p.stderr))
+
+
 def main():
     have_gpu, why = gpu_present()
     selftests()
+    readme_tables()
     cli_tests(have_gpu)
     static_checks()
     if have_gpu:
