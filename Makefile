@@ -10,6 +10,8 @@ PYTHON    ?= python3
 
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
 ARCH   ?= $(if $(GPU_CC),sm_$(GPU_CC),sm_90)
+# Tuned steps (07 on) build with NN_name/tuned/$(GPU_KEY).flags, else tuned/default.flags.
+GPU_KEY ?= $(or $(shell nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/[^A-Za-z0-9]\{1,\}/_/g; s/^_//; s/_$$//'),default)
 
 CFLAGS    = -std=c11 -O3 -march=native -fopenmp -Wall -Wextra -I$(CUDA_HOME)/include -Icommon
 NVCCFLAGS = -O3 -std=c++17 -lineinfo -Icommon -Xcompiler -Wall
@@ -26,7 +28,7 @@ STEP = $(firstword $(wildcard $(NN)_*))
 PREV = $(firstword $(wildcard $(shell printf '%02d' `expr $(N) - 1`)_*))
 
 .SECONDARY: $(COMMON_OBJS)
-.PHONY: all help step run diff test bench readme clean
+.PHONY: all help step run diff test bench readme autotune clean
 all: $(BINS)
 
 help:
@@ -37,6 +39,7 @@ help:
 	@echo "make test            harness self-tests, static checks, GPU tests"
 	@echo "make bench [SIZES='4096 2048']   every step beside cuBLAS; records results/"
 	@echo "make readme          regenerate the READMEs' numbers tables from results/"
+	@echo "make autotune N=7    search step 7's tile sizes on this GPU; writes 07_autotune/tuned/<GPU>.flags"
 	@echo "make clean"
 
 build/common/%.o: common/%.c common/host.h common/gemm.h
@@ -45,8 +48,11 @@ build/common/%.o: common/%.c common/host.h common/gemm.h
 
 # ptxas's resource report (registers, shared memory, spills) is kept next to
 # the binary in NN_name/ptxas.txt.
-%/gemm: %/gemm.cu common/gemm.h $(COMMON_OBJS)
-	@$(NVCC) $(NVCCFLAGS) -arch=$(ARCH) -DSTEP_NAME=\"$*\" -Xptxas -v $< $(COMMON_OBJS) -o $@ $(LDLIBS) 2> $*/ptxas.txt \
+TUNED = $(firstword $(wildcard $*/tuned/$(GPU_KEY).flags $*/tuned/default.flags))
+.SECONDEXPANSION:
+%/gemm: %/gemm.cu common/gemm.h $(COMMON_OBJS) $$(wildcard $$*/tuned/*.flags)
+	@$(if $(TUNED),echo "$* uses $(TUNED): $(shell grep -v '^#' $(TUNED))";) true
+	@$(NVCC) $(NVCCFLAGS) $(if $(TUNED),$(shell grep -v '^#' $(TUNED))) -arch=$(ARCH) -DSTEP_NAME=\"$*\" -Xptxas -v $< $(COMMON_OBJS) -o $@ $(LDLIBS) 2> $*/ptxas.txt \
 	  || { cat $*/ptxas.txt >&2; rm -f $@; exit 1; }
 	@echo "built $@ ($(ARCH)): $$(grep -o 'Used [0-9]* registers' $*/ptxas.txt | head -n 1),$$(grep -o ' [0-9]* bytes spill stores' $*/ptxas.txt | head -n 1)"
 
@@ -73,6 +79,12 @@ bench: all
 
 readme:
 	@$(PYTHON) scripts/results_table.py
+
+# Searches the tile sizes of step N (07 by default) on this GPU; see scripts/autotune.py.
+autotune: $(COMMON_OBJS)
+	@test -d "$(or $(STEP),07_autotune)/tuned" || { echo "make autotune: step $(N) has no tuned/ directory" >&2; exit 2; }
+	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" ARCH=$(ARCH) LDLIBS="$(LDLIBS)" COMMON_OBJS="$(COMMON_OBJS)" \
+	  GPU_KEY=$(GPU_KEY) $(PYTHON) scripts/autotune.py $(or $(STEP),07_autotune) $(AUTOTUNE_ARGS)
 
 clean:
 	rm -rf build $(BINS) $(addsuffix /ptxas.txt,$(STEPS))

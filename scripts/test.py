@@ -112,13 +112,20 @@ def step_archs(step):
     return m.group(1).split() if m else ["sm_80", "sm_90"]
 
 
-def compile_for(step, arch):
-    out = os.path.join("build", "static", step, arch)
+def step_configs(step):
+    """A tuned step is checked in every configuration it ships (tuned/*.flags)."""
+    files = sorted(glob.glob(os.path.join(step, "tuned", "*.flags")))
+    return [(os.path.basename(f)[:-6], " ".join(l.strip() for l in open(f) if not l.startswith("#")).split())
+            for f in files] or [("", [])]
+
+
+def compile_for(step, arch, config=("", [])):
+    out = os.path.join("build", "static", step, arch + (("-" + config[0]) if config[0] else ""))
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     nvcc = os.environ.get("NVCC", "nvcc")
     flags = os.environ.get("NVCCFLAGS", "-O3 -std=c++17 -lineinfo -Icommon").split()
-    extra = os.environ.get("STEP_FLAGS_" + step, "").split()
+    extra = config[1]
     gencode = [f"-gencode=arch=compute_{arch[3:]},code={arch}"]
     cmd = [nvcc] + flags + extra + gencode + [f'-DSTEP_NAME="{step}"', "-Xptxas", "-v", "-cubin",
                                                "-keep", "-keep-dir", out, "-o", os.path.join(out, "gemm.cubin"),
@@ -131,11 +138,12 @@ def compile_for(step, arch):
 def static_checks():
     print("== static checks (CPU): build for each architecture, spills, PTX", flush=True)
     table = ptx_table()
-    jobs = [(s, a) for s in STEPS for a in step_archs(s)]
+    jobs = [(s, a, c) for s in STEPS for a in step_archs(s) for c in step_configs(s)]
     with cf.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        built = dict(zip(jobs, pool.map(lambda j: compile_for(*j), jobs)))
-    for step, arch in jobs:
-        p, ptx = built[(step, arch)]
+        built = list(pool.map(lambda j: compile_for(*j), jobs))
+    for (step, arch, config), (p, ptx) in zip(jobs, built):
+        if config[0]:
+            arch = f"{arch} ({config[0]}: {' '.join(config[1])})"
         record(p.returncode == 0, f"{step}: builds for {arch}", tail(p.stderr))
         if p.returncode != 0:
             continue
