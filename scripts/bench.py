@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make bench: every built step beside cuBLAS, a table, and results/<gpu>.csv.
 
-    python3 scripts/bench.py [--steps 05 06] [--no-check] [SIZE ...]
+    python3 scripts/bench.py [--steps 05,06] [--no-check] [SIZE ...]
 
 SIZE is a square size (default 4096) or MxNxK. Each step is run as its own
 process with --cublas --csv, so cuBLAS is timed in the same process on the
@@ -82,17 +82,21 @@ def parse_size(s):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sizes", nargs="*", type=parse_size, default=[(4096, 4096, 4096)])
-    ap.add_argument("--steps", nargs="*", default=[], help="step numbers or directory names (default: all built)")
+    ap.add_argument("--steps", default="", help="comma-separated step numbers or directory names (default: all built)")
     ap.add_argument("--no-check", action="store_true", help="skip verification (it costs a CPU reference per run)")
     args = ap.parse_args()
 
     steps = sorted(os.path.dirname(p)[len(ROOT) + 1:] for p in glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "gemm")))
-    if args.steps:
-        steps = [s for s in steps if any(s == w or s.startswith(w.zfill(2) + "_") for w in args.steps)]
+    wanted = [w for w in args.steps.split(",") if w]
+    if wanted:
+        steps = [s for s in steps if any(s == w or s.startswith(w.zfill(2) + "_") for w in wanted)]
     if not steps:
         print("bench: no built steps (run make first)", file=sys.stderr)
         return 2
     env = environment()
+    if env["gpu"] == "unknown GPU":
+        print("bench: no GPU found (nvidia-smi lists none); nothing to measure", file=sys.stderr)
+        return 1
     path = results_path(env["gpu"])
     rows = load(path)
     print(f"{env['gpu']}, driver {env['driver']}, CUDA {env['cuda']}, commit {env['commit']}, {env['date']}", flush=True)
