@@ -24,8 +24,8 @@ COMMON_OBJS := $(HOST_OBJS) build/common/harness.o
 
 # N=5 or N=05 -> the directory 05_*; PREV is the step before it.
 NN   = $(shell printf '%02d' `expr $(N) + 0`)
-STEP = $(firstword $(wildcard $(NN)_*))
-PREV = $(firstword $(wildcard $(shell printf '%02d' `expr $(N) - 1`)_*))
+STEP = $(patsubst %/gemm.cu,%,$(firstword $(wildcard $(NN)_*/gemm.cu)))
+PREV = $(patsubst %/gemm.cu,%,$(firstword $(wildcard $(shell printf '%02d' `expr $(N) - 1`)_*/gemm.cu)))
 
 .SECONDARY: $(COMMON_OBJS)
 .PHONY: all help step run diff test bench readme autotune clean
@@ -60,7 +60,7 @@ build/selftest: tests/selftest.c $(HOST_OBJS) common/host.h common/gemm.h
 	$(CC) $(CFLAGS) $< $(HOST_OBJS) -o $@ -lm
 
 step:
-	@test -n "$(STEP)" || { echo "make step: no step N=$(N) (steps: $(STEPS))" >&2; exit 2; }
+	@test -n "$(STEP)" || { echo "make step: no step N=$(N) with code yet (steps: $(STEPS))" >&2; exit 2; }
 	@$(MAKE) --no-print-directory $(STEP)/gemm
 
 run: step
