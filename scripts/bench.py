@@ -18,6 +18,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import steps as stepinfo  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIELDS = ["step", "dtype", "m", "n", "k", "path", "ms", "gflops", "cublas_gflops", "ratio", "check", "ref_s",
           "gpu", "driver", "cuda", "commit", "date"]
@@ -65,9 +68,6 @@ def save(path, rows):
             w.writerow({f: rows[k].get(f, "") for f in FIELDS})
 
 
-def step_dtypes(step):
-    src = open(os.path.join(ROOT, step, "gemm.cu")).read()
-    return ["fp16", "bf16"] if "GEMM_F16 | GEMM_BF16" in src else ["fp32"]
 
 
 def parse_size(s):
@@ -106,7 +106,7 @@ def main():
     for m, n, k in args.sizes:
         prev = {}
         for step in steps:
-            for dtype in step_dtypes(step):
+            for dtype in stepinfo.step_dtypes(ROOT, step):
                 cmd = [os.path.join(ROOT, step, "gemm"), str(m), str(n), str(k), "--cublas", "--csv", "--dtype", dtype]
                 if args.no_check:
                     cmd.append("--no-check")

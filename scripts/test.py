@@ -16,6 +16,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import steps as stepinfo  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(ROOT)
 
@@ -49,10 +52,6 @@ ALL_STEPS = sorted(d for d in glob.glob("[0-9][0-9]_*") if os.path.isfile(os.pat
 STEPS = os.environ.get("STEPS", "").split() or ALL_STEPS
 
 
-def step_dtypes(step):
-    """fp32 steps, or the tensor-core steps that take --dtype fp16|bf16."""
-    src = open(os.path.join(step, "gemm.cu")).read()
-    return ["fp16", "bf16"] if "GEMM_F16 | GEMM_BF16" in src else ["fp32"]
 
 
 def uses_shared_memory(step):
@@ -187,7 +186,7 @@ def gpu_tests():
     print("== GPU tests", flush=True)
     for step in STEPS:
         exe = os.path.join(step, "gemm")
-        for dtype in step_dtypes(step):
+        for dtype in stepinfo.step_dtypes(ROOT, step):
             for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
                                 ("alpha = -1.5, beta = 0.75", ["--alpha", "-1.5", "--beta", "0.75"])):
                 p = run([exe, "--shapes", SHAPES, "--reps", "0", "--dtype", dtype] + scal)
@@ -202,7 +201,7 @@ def gpu_tests():
                              SANITIZER_SHAPES, "--reps", "0", "--dtype", dtype, "--beta", beta])
                     record(p.returncode == 0, f"{step}: {dtype}: compute-sanitizer {tool}, beta {beta}, small odd shapes",
                            tail(p.stdout + p.stderr))
-        p = run([exe, "64", "--reps", "1", "--warmup", "0", "--dtype", step_dtypes(step)[0]])
+        p = run([exe, "64", "--reps", "1", "--warmup", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0 and "pass" in p.stdout, f"{step}: '64' runs, verifies and times",
                tail(p.stdout + p.stderr))
 
