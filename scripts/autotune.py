@@ -3,10 +3,11 @@
 
     python3 scripts/autotune.py 07_autotune [--sizes 4096 2048] [--jobs 16] [--limit N] [--dry-run]
 
-1. Enumerates BM, BN in {64, 128, 256}, BK in {8, 16, 32}, TM, TN in {4, 8, 16}
-   and keeps the configurations that meet the step's static_asserts (the
-   same rules, checked here before compiling) and a register budget
-   (TM * TN <= 128 accumulators).
+1. Enumerates the step's parameter values (SPACES below: BM, BN, BK, TM, TN
+   for step 07; BM, BN, BK, WM, WN, WNITER, TM, TN for step 08) and keeps
+   the configurations that meet the step's static_asserts (the same rules,
+   checked here before compiling) and the search's limits (registers,
+   threads per block).
 2. Builds every legal configuration in parallel with -D flags into
    build/autotune/<config>/ (the source is never edited).
 3. Runs each build on odd shapes with verification (--beta 0.5, and 1x1x1,
@@ -34,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECK_SHAPES = "1x1x1,33x7x129,129x127x1000,132x68x132,257x256x260,1x1000x64,1000x1x64"
 
 
-def legal(bm, bn, bk, tm, tn):
+def legal_07(bm, bn, bk, tm, tn):
     """The static_asserts of 07_autotune/gemm.cu, in the same order, plus a register budget."""
     threads = (bm // tm) * (bn // tn)
     return (bm % tm == 0 and bn % tn == 0
@@ -47,20 +48,60 @@ def legal(bm, bn, bk, tm, tn):
             and tm * tn <= 128)
 
 
-def name(c):
-    return "bm{}_bn{}_bk{}_tm{}_tn{}".format(*c)
+def threads_07(bm, bn, bk, tm, tn):
+    return (bm // tm) * (bn // tn)
 
 
-def flags(c):
-    return "-DBM={} -DBN={} -DBK={} -DTM={} -DTN={}".format(*c)
+def legal_08(bm, bn, bk, wm, wn, wniter, tm, tn):
+    """The static_asserts of 08_warptile/gemm.cu, in the same order, and the search's own limits:
+    64 or 128 results per thread (fewer leaves the FMA units idle, more spills), 128 or 256 threads."""
+    if bm % wm or bn % wn or wn % wniter or (wn // wniter) % tn or (wm * wn) % (32 * tm * tn * wniter):
+        return False
+    wmiter = wm * wn // (32 * tm * tn * wniter)
+    threads = threads_08(bm, bn, bk, wm, wn, wniter, tm, tn)
+    return (wm % wmiter == 0 and (wm // wmiter) % tm == 0
+            and (wm // wmiter // tm) * (wn // wniter // tn) == 32
+            and tm % 4 == 0 and tn % 4 == 0
+            and bk % 4 == 0 and bn % 4 == 0
+            and threads % (bk // 4) == 0 and bm % (threads // (bk // 4)) == 0
+            and threads % (bn // 4) == 0 and bk % (threads // (bn // 4)) == 0
+            and threads <= 1024
+            and bk * (bm + 4 + bn) * 4 <= 48 * 1024
+            and wm * wn // 32 in (64, 128) and threads in (128, 256))
 
 
-def build(step, c):
-    out = os.path.join(ROOT, "build", "autotune", step, name(c))
+def threads_08(bm, bn, bk, wm, wn, wniter, tm, tn):
+    return (bm // wm) * (bn // wn) * 32
+
+
+# Per tuned step (by its number): the parameters, the values searched, the legality rules,
+# the thread count, and the configuration the ranking compares the winner with.
+SPACES = {
+    "07": dict(params=["BM", "BN", "BK", "TM", "TN"],
+               values=[[64, 128, 256], [64, 128, 256], [8, 16, 32], [4, 8, 16], [4, 8, 16]],
+               legal=legal_07, threads=threads_07, default=(128, 128, 8, 8, 8), default_name="step 06's sizes"),
+    # TN = 4: with TN = 8 the lanes of a row read float4s 32 bytes apart from Bs, two lanes per bank group.
+    "08": dict(params=["BM", "BN", "BK", "WM", "WN", "WNITER", "TM", "TN"],
+               values=[[64, 128, 256], [64, 128, 256], [16, 32], [32, 64, 128], [32, 64, 128], [1, 2, 4], [4, 8], [4]],
+               legal=legal_08, threads=threads_08, default=(128, 128, 16, 64, 32, 2, 4, 4),
+               default_name="tuned/default.flags"),
+}
+
+
+def name(space, c):
+    return "_".join(f"{p.lower()}{v}" for p, v in zip(space["params"], c))
+
+
+def flags(space, c):
+    return " ".join(f"-D{p}={v}" for p, v in zip(space["params"], c))
+
+
+def build(step, space, c):
+    out = os.path.join(ROOT, "build", "autotune", step, name(space, c))
     os.makedirs(out, exist_ok=True)
     exe = os.path.join(out, "gemm")
     cmd = ([os.environ.get("NVCC", "nvcc")] + os.environ.get("NVCCFLAGS", "-O3 -std=c++17 -Icommon").split()
-           + flags(c).split() + [f"-arch={os.environ.get('ARCH', 'sm_90')}", f'-DSTEP_NAME="{step}"', "-Xptxas", "-v",
+           + flags(space, c).split() + [f"-arch={os.environ.get('ARCH', 'sm_90')}", f'-DSTEP_NAME="{step}"', "-Xptxas", "-v",
                                  os.path.join(step, "gemm.cu")]
            + os.environ.get("COMMON_OBJS", "").split() + ["-o", exe] + os.environ.get("LDLIBS", "-lcublas -lgomp").split())
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
@@ -68,10 +109,13 @@ def build(step, c):
     return c, exe if p.returncode == 0 else None, p.stderr, bool(spill_bytes) and not any(spill_bytes)
 
 
-def gflops(exe, size):
-    p = subprocess.run([exe, str(size), "--no-check", "--csv", "--reps", "10", "--warmup", "1"], capture_output=True, text=True)
+def gflops(exe, sizes):
+    """GFLOPS at each square size, timed in one process (median of 10 runs each)."""
+    shapes = ",".join(f"{s}x{s}x{s}" for s in sizes)
+    p = subprocess.run([exe, "--shapes", shapes, "--no-check", "--csv", "--reps", "10", "--warmup", "1"],
+                       capture_output=True, text=True)
     rows = list(csv.DictReader(io.StringIO(p.stdout)))
-    return float(rows[0]["gflops"]) if p.returncode == 0 and rows else 0.0
+    return [float(r["gflops"]) for r in rows] if p.returncode == 0 and len(rows) == len(sizes) else [0.0] * len(sizes)
 
 
 def main():
@@ -83,24 +127,29 @@ def main():
     ap.add_argument("--dry-run", action="store_true", help="list the legal configurations and stop")
     args = ap.parse_args()
     step = args.step.rstrip("/")
+    key = os.path.basename(step)[:2]
+    if key not in SPACES:
+        print(f"autotune: no search space for step {step} (tuned steps: {', '.join(sorted(SPACES))})", file=sys.stderr)
+        return 2
+    space = SPACES[key]
     gpu = os.environ.get("GPU_KEY", "default")
 
-    space = list(itertools.product([64, 128, 256], [64, 128, 256], [8, 16, 32], [4, 8, 16], [4, 8, 16]))
-    configs = [c for c in space if legal(*c)]
-    print(f"autotune {step} for {gpu}: {len(space)} configurations, {len(configs)} legal", flush=True)
+    candidates = list(itertools.product(*space["values"]))
+    configs = [c for c in candidates if space["legal"](*c)]
+    print(f"autotune {step} for {gpu}: {len(candidates)} configurations, {len(configs)} legal", flush=True)
     if args.limit:
         configs = configs[:args.limit]
     if args.dry_run:
         for c in configs:
-            print("  " + flags(c))
+            print("  " + flags(space, c))
         return 0
 
     t0 = time.time()
     built = []
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for i, (c, exe, err, no_spill) in enumerate(pool.map(lambda c: build(step, c), configs), 1):
+        for i, (c, exe, err, no_spill) in enumerate(pool.map(lambda c: build(step, space, c), configs), 1):
             status = "ok" if exe and no_spill else ("spills" if exe else "build failed")
-            print(f"[build {i}/{len(configs)} {time.time() - t0:5.0f}s] {name(c)}: {status}", flush=True)
+            print(f"[build {i}/{len(configs)} {time.time() - t0:5.0f}s] {name(space, c)}: {status}", flush=True)
             if exe and no_spill:
                 built.append((c, exe))
 
@@ -109,39 +158,39 @@ def main():
         p = subprocess.run([exe, "--shapes", CHECK_SHAPES, "--reps", "0", "--alpha", "-1.5", "--beta", "0.5"],
                            capture_output=True, text=True)
         if p.returncode != 0:
-            print(f"[time {i}/{len(built)}] {name(c)}: FAILS verification: "
+            print(f"[time {i}/{len(built)}] {name(space, c)}: FAILS verification: "
                   + " | ".join(p.stderr.strip().splitlines()[:2]), flush=True)
             continue
-        g = [gflops(exe, s) for s in args.sizes]
+        g = gflops(exe, args.sizes)
         results.append((c, g))
-        print(f"[time {i}/{len(built)} {time.time() - t0:5.0f}s] {name(c)}: "
+        print(f"[time {i}/{len(built)} {time.time() - t0:5.0f}s] {name(space, c)}: "
               + ", ".join(f"{s}^3 {x:.0f} GFLOPS" for s, x in zip(args.sizes, g)), flush=True)
     if not results:
         print("autotune: no configuration passed", file=sys.stderr)
         return 1
 
     results.sort(key=lambda r: -r[1][0])
-    default = next((r for r in results if r[0] == (128, 128, 8, 8, 8)), None)
-    print(f"\n{'rank':>4}  {'BM':>4} {'BN':>4} {'BK':>3} {'TM':>3} {'TN':>3} {'threads':>7}  "
+    default = next((r for r in results if r[0] == space["default"]), None)
+    print("\n rank " + " ".join(f"{p:>6}" for p in space["params"]) + " threads  "
           + "  ".join(f"{s}^3 GFLOPS" for s in args.sizes))
     for rank, (c, g) in enumerate(results[:15], 1):
-        threads = (c[0] // c[3]) * (c[1] // c[4])
-        print(f"{rank:>4}  {c[0]:>4} {c[1]:>4} {c[2]:>3} {c[3]:>3} {c[4]:>3} {threads:>7}  "
+        print(f"{rank:>5} " + " ".join(f"{v:>6}" for v in c) + f" {space['threads'](*c):>7}  "
               + "  ".join(f"{x:12.0f}" for x in g))
     best = results[0]
-    gain = f", {100 * (best[1][0] / default[1][0] - 1):+.1f}% over the default (step 06's sizes)" if default else ""
-    print(f"\nwinner: {flags(best[0])}: {best[1][0]:.0f} GFLOPS at {args.sizes[0]}^3{gain}")
+    gain = (f", {100 * (best[1][0] / default[1][0] - 1):+.1f}% over the default ({space['default_name']})"
+            if default else "")
+    print(f"\nwinner: {flags(space, best[0])}: {best[1][0]:.0f} GFLOPS at {args.sizes[0]}^3{gain}")
 
     tuned = os.path.join(ROOT, step, "tuned")
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     with open(os.path.join(tuned, f"{gpu}.flags"), "w") as f:
         f.write(f"# scripts/autotune.py on {gpu}, {date}: {len(configs)} legal configurations, {len(results)} passed; "
-                f"winner {best[1][0]:.0f} GFLOPS at {args.sizes[0]}^3{gain}.\n{flags(best[0])}\n")
+                f"winner {best[1][0]:.0f} GFLOPS at {args.sizes[0]}^3{gain}.\n{flags(space, best[0])}\n")
     with open(os.path.join(tuned, f"{gpu}.ranking.csv"), "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["bm", "bn", "bk", "tm", "tn", "threads"] + [f"gflops_{s}" for s in args.sizes])
+        w.writerow([p.lower() for p in space["params"]] + ["threads"] + [f"gflops_{s}" for s in args.sizes])
         for c, g in results:
-            w.writerow(list(c) + [(c[0] // c[3]) * (c[1] // c[4])] + [f"{x:.0f}" for x in g])
+            w.writerow(list(c) + [space["threads"](*c)] + [f"{x:.0f}" for x in g])
     print(f"wrote {os.path.relpath(tuned, ROOT)}/{gpu}.flags and {gpu}.ranking.csv ({time.time() - t0:.0f} s)")
     return 0
 

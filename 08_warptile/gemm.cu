@@ -1,0 +1,167 @@
+/*
+ * Step 08: warp tiling. Step 07's block tile and thread tile get a level in
+ * between: each warp owns a WM x WN piece of the block tile, and walks it in
+ * WMITER x WNITER sub-tiles of WSUBM x WSUBN, in each of which its 32 threads
+ * hold TM x TN results. A warp's shared-memory reads then cover a small,
+ * contiguous region of As and Bs (few distinct addresses per instruction,
+ * broadcasts, no bank conflicts), and the sizes at every level are
+ * compile-time parameters searched per GPU, as in step 07:
+ *
+ *     make autotune N=8      # writes 08_warptile/tuned/<GPU>.flags
+ *     make step N=8 && ./08_warptile/gemm 4096 --cublas
+ */
+#include "gemm.h"
+
+#ifndef BM /* the defaults: step 06's block tile, split among 8 warps */
+#define BM 128
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef BK
+#define BK 16
+#endif
+#ifndef WM /* a warp's tile of C */
+#define WM 64
+#endif
+#ifndef WN
+#define WN 32
+#endif
+#ifndef WNITER /* sub-tiles across the warp tile; WMITER follows from the others */
+#define WNITER 2
+#endif
+#ifndef TM /* a thread's results in one sub-tile */
+#define TM 4
+#endif
+#ifndef TN
+#define TN 4
+#endif
+#define WARPS ((BM / WM) * (BN / WN))
+#define THREADS (WARPS * 32)
+#define WMITER ((WM * WN) / (32 * TM * TN * WNITER)) /* every thread holds WMITER * TM x WNITER * TN results */
+#define WSUBM (WM / WMITER)                          /* one sub-tile: 32 threads x TM x TN results */
+#define WSUBN (WN / WNITER)
+
+static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles must cover the block tile exactly");
+static_assert(WN % WNITER == 0 && WSUBN % TN == 0, "a sub-tile row holds whole thread tiles");
+static_assert((WM * WN) % (32 * TM * TN * WNITER) == 0 && WMITER >= 1, "a warp tile splits into whole sub-tiles of 32 thread tiles");
+static_assert(WM % WMITER == 0 && WSUBM % TM == 0, "a sub-tile column holds whole thread tiles");
+static_assert((WSUBM / TM) * (WSUBN / TN) == 32, "each sub-tile is one thread tile per lane");
+static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are read from shared memory as float4s and stored as float4s");
+static_assert(BK % 4 == 0 && BN % 4 == 0, "tile rows are loaded as whole float4s");
+static_assert(THREADS % (BK / 4) == 0 && BM % (THREADS / (BK / 4)) == 0, "the A tile loads in whole passes of full rows");
+static_assert(THREADS % (BN / 4) == 0 && BK % (THREADS / (BN / 4)) == 0, "the B tile loads in whole passes of full rows");
+static_assert(THREADS <= 1024, "a block is at most 1024 threads");
+static_assert(BK * (BM + 4 + BN) * sizeof(float) <= 48 * 1024, "static shared memory is limited to 48 KB per block");
+
+/* Elements (row, col .. col+3) of a row-major matrix with `cols` columns;
+ * zero outside it. VEC: one 16-byte load, legal when cols % 4 == 0 (then a
+ * float4 is either wholly inside or wholly outside the matrix). */
+template <bool VEC>
+__device__ float4 load4(const float *X, int rows, int cols, int row, int col) {
+    if (VEC) return row < rows && col < cols ? *reinterpret_cast<const float4 *>(&X[row * cols + col])
+                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    float v[4];
+    for (int e = 0; e < 4; e++) v[e] = row < rows && col + e < cols ? X[row * cols + col + e] : 0.0f;
+    return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+/* C(row, col .. col+3) = alpha * acc + beta * C, inside the matrix only; C
+ * is not read when beta == 0. VEC: one 16-byte load and store, as in load4. */
+template <bool VEC>
+__device__ void store4(float *C, int rows, int cols, int row, int col, float4 acc, float alpha, float beta) {
+    if (VEC) {
+        if (row >= rows || col >= cols) return;
+        float4 *c = reinterpret_cast<float4 *>(&C[row * cols + col]);
+        const float4 old = beta != 0.0f ? *c : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        *c = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y, alpha * acc.z + beta * old.z,
+                         alpha * acc.w + beta * old.w);
+        return;
+    }
+    const float v[4] = {acc.x, acc.y, acc.z, acc.w};
+    for (int e = 0; e < 4; e++)
+        if (row < rows && col + e < cols) {
+            float *c = &C[row * cols + col + e];
+            *c = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * *c;
+        }
+}
+
+template <bool VEC>
+__global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const float *A,
+                                                       const float *B, float beta, float *C) {
+    /* As is transposed, As[k][m]; its 4 floats of padding per row put the transposed
+     * stores of two neighbouring threads (rows 4 apart) into different banks. */
+    __shared__ __align__(16) float As[BK][BM + 4];
+    __shared__ __align__(16) float Bs[BK][BN];
+    /* Tiles are numbered down the columns of C, one block each: neighbouring blocks
+     * share a panel of B in L2. A 1-D grid, because gridDim.y stops at 65535. */
+    const int tiles_m = ceil_div(M, BM);
+    const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
+    /* The warp's tile of C starts at (warp_row, warp_col) inside the block tile; within each
+     * sub-tile, this lane's TM x TN results start at (lane_row, lane_col). */
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
+    const int lane_row = lane / (WSUBN / TN) * TM, lane_col = lane % (WSUBN / TN) * TN;
+    /* The float4 of each tile this thread loads: one per pass, passes a_stride (b_stride) rows apart. */
+    const int a_row = threadIdx.x / (BK / 4), a_col = threadIdx.x % (BK / 4) * 4, a_stride = THREADS / (BK / 4);
+    const int b_row = threadIdx.x / (BN / 4), b_col = threadIdx.x % (BN / 4) * 4, b_stride = THREADS / (BN / 4);
+
+    float acc[WMITER * TM][WNITER * TN] = {{0.0f}};
+    float reg_m[WMITER * TM], reg_n[WNITER * TN];
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        for (int pass = 0; pass < BM; pass += a_stride) { /* a compile-time number of passes */
+            const int r = pass + a_row;
+            const float4 a = load4<VEC>(A, M, K, row0 + r, k0 + a_col);
+            As[a_col + 0][r] = a.x; /* transposed while storing */
+            As[a_col + 1][r] = a.y;
+            As[a_col + 2][r] = a.z;
+            As[a_col + 3][r] = a.w;
+        }
+        for (int pass = 0; pass < BK; pass += b_stride) {
+            const int r = pass + b_row;
+            *reinterpret_cast<float4 *>(&Bs[r][b_col]) = load4<VEC>(B, K, N, k0 + r, col0 + b_col);
+        }
+        __syncthreads(); /* the tiles are complete before anyone reads them */
+        for (int k = 0; k < BK; k++) {
+            /* A warp reads WMITER * TM + WNITER * TN float4s per k; in each, its lanes hit
+             * WSUBM / TM (WSUBN / TN) distinct addresses, side by side. */
+            for (int wi = 0; wi < WMITER; wi++)
+                for (int i = 0; i < TM; i += 4)
+                    *reinterpret_cast<float4 *>(&reg_m[wi * TM + i]) =
+                        *reinterpret_cast<const float4 *>(&As[k][warp_row + wi * WSUBM + lane_row + i]);
+            for (int wj = 0; wj < WNITER; wj++)
+                for (int j = 0; j < TN; j += 4)
+                    *reinterpret_cast<float4 *>(&reg_n[wj * TN + j]) =
+                        *reinterpret_cast<const float4 *>(&Bs[k][warp_col + wj * WSUBN + lane_col + j]);
+            for (int i = 0; i < WMITER * TM; i++) /* outer product over all sub-tiles */
+                for (int j = 0; j < WNITER * TN; j++) acc[i][j] += reg_m[i] * reg_n[j];
+        }
+        __syncthreads(); /* everyone is done reading before the next slice overwrites them */
+    }
+    for (int i = 0; i < WMITER * TM; i++)
+        for (int j = 0; j < WNITER * TN; j += 4)
+            store4<VEC>(C, M, N, row0 + warp_row + i / TM * WSUBM + lane_row + i % TM,
+                        col0 + warp_col + j / TN * WSUBN + lane_col + j % TN,
+                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]), alpha, beta);
+}
+
+static cudaError_t launch_gemm(gemm_args *p) {
+    dim3 block(THREADS);
+    dim3 grid(ceil_div(p->m, BM) * ceil_div(p->n, BN));
+    /* float4 global accesses need 16-byte aligned rows: K and N multiples of 4 (cudaMalloc aligns the bases). */
+    const bool vec = p->k % 4 == 0 && p->n % 4 == 0 &&
+                     ((size_t)p->a | (size_t)p->b | (size_t)p->c) % 16 == 0;
+    p->path = vec ? "float4" : "scalar";
+    if (vec)
+        gemm_kernel<true><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
+                                           p->beta, p->c);
+    else
+        gemm_kernel<false><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
+                                            p->beta, p->c);
+    return cudaGetLastError();
+}
+
+int main(int argc, char **argv) {
+    static const gemm_step step = {STEP_NAME, GEMM_F32, launch_gemm};
+    return gemm_main(argc, argv, &step);
+}
