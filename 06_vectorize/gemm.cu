@@ -39,11 +39,14 @@ static_assert(THREADS % (BN / 4) == 0 && BK % (THREADS / (BN / 4)) == 0, "the B 
  * float4 is either wholly inside or wholly outside the matrix). */
 template <bool VEC>
 __device__ float4 load4(const float *X, int rows, int cols, int row, int col) {
-    if (VEC) return row < rows && col < cols ? *reinterpret_cast<const float4 *>(&X[row * cols + col])
-                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    float v[4];
-    for (int e = 0; e < 4; e++) v[e] = row < rows && col + e < cols ? X[row * cols + col + e] : 0.0f;
-    return make_float4(v[0], v[1], v[2], v[3]);
+    if constexpr (VEC) {
+        return row < rows && col < cols ? *reinterpret_cast<const float4 *>(&X[row * cols + col])
+                                        : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    } else {
+        float v[4];
+        for (int e = 0; e < 4; e++) v[e] = row < rows && col + e < cols ? X[row * cols + col + e] : 0.0f;
+        return make_float4(v[0], v[1], v[2], v[3]);
+    }
 }
 
 /* C(row, col .. col+3) = alpha * acc + beta * C, inside the matrix only; C

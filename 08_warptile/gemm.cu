@@ -5,7 +5,15 @@
  * hold TM x TN results. A warp's shared-memory reads then cover a small,
  * contiguous region of As and Bs (few distinct addresses per instruction,
  * broadcasts, no bank conflicts), and the sizes at every level are
- * compile-time parameters searched per GPU, as in step 07:
+ * compile-time parameters searched per GPU, as in step 07.
+ *
+ * Second idea, needed to reach the target (README: which part gains what):
+ * the tiles are double-buffered. While the block multiplies the tiles in one
+ * half of shared memory, each thread already has the next slice's global
+ * loads in flight into registers; they are stored into the other half after
+ * the math, so a K step costs one __syncthreads instead of two and the
+ * global-memory latency hides behind the FMAs.
+ *
  *
  *     make autotune N=8      # writes 08_warptile/tuned/<GPU>.flags
  *     make step N=8 && ./08_warptile/gemm 4096 --cublas
@@ -52,18 +60,22 @@ static_assert(BK % 4 == 0 && BN % 4 == 0, "tile rows are loaded as whole float4s
 static_assert(THREADS % (BK / 4) == 0 && BM % (THREADS / (BK / 4)) == 0, "the A tile loads in whole passes of full rows");
 static_assert(THREADS % (BN / 4) == 0 && BK % (THREADS / (BN / 4)) == 0, "the B tile loads in whole passes of full rows");
 static_assert(THREADS <= 1024, "a block is at most 1024 threads");
-static_assert(BK * (BM + 4 + BN) * sizeof(float) <= 48 * 1024, "static shared memory is limited to 48 KB per block");
+#define SMEM_BYTES (2 * BK * (BM + 4 + BN) * sizeof(float)) /* two stages of As and Bs */
+static_assert(SMEM_BYTES <= 99 * 1024, "two stages must fit the smallest opt-in shared memory of sm_80+ GPUs (99 KB on sm_86/89)");
 
 /* Elements (row, col .. col+3) of a row-major matrix with `cols` columns;
  * zero outside it. VEC: one 16-byte load, legal when cols % 4 == 0 (then a
  * float4 is either wholly inside or wholly outside the matrix). */
 template <bool VEC>
 __device__ float4 load4(const float *X, int rows, int cols, int row, int col) {
-    if (VEC) return row < rows && col < cols ? *reinterpret_cast<const float4 *>(&X[row * cols + col])
-                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    float v[4];
-    for (int e = 0; e < 4; e++) v[e] = row < rows && col + e < cols ? X[row * cols + col + e] : 0.0f;
-    return make_float4(v[0], v[1], v[2], v[3]);
+    if constexpr (VEC) {
+        return row < rows && col < cols ? *reinterpret_cast<const float4 *>(&X[row * cols + col])
+                                        : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    } else {
+        float v[4];
+        for (int e = 0; e < 4; e++) v[e] = row < rows && col + e < cols ? X[row * cols + col + e] : 0.0f;
+        return make_float4(v[0], v[1], v[2], v[3]);
+    }
 }
 
 /* C(row, col .. col+3) = alpha * acc + beta * C, inside the matrix only; C
@@ -89,10 +101,12 @@ __device__ void store4(float *C, int rows, int cols, int row, int col, float4 ac
 template <bool VEC>
 __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const float *A,
                                                        const float *B, float beta, float *C) {
-    /* As is transposed, As[k][m]; its 4 floats of padding per row put the transposed
-     * stores of two neighbouring threads (rows 4 apart) into different banks. */
-    __shared__ __align__(16) float As[BK][BM + 4];
-    __shared__ __align__(16) float Bs[BK][BN];
+    /* As is transposed, As[stage][k][m]; its 4 floats of padding per row put the transposed
+     * stores of two neighbouring threads (rows 4 apart) into different banks. Dynamic shared
+     * memory, because two stages of the larger tiles pass the 48 KB static limit. */
+    extern __shared__ __align__(16) float smem[];
+    float(*As)[BK][BM + 4] = reinterpret_cast<float(*)[BK][BM + 4]>(smem);
+    float(*Bs)[BK][BN] = reinterpret_cast<float(*)[BK][BN]>(smem + 2 * BK * (BM + 4));
     /* Tiles are numbered down the columns of C, one block each: neighbouring blocks
      * share a panel of B in L2. A 1-D grid, because gridDim.y stops at 65535. */
     const int tiles_m = ceil_div(M, BM);
@@ -103,41 +117,59 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
     const int lane_row = lane / (WSUBN / TN) * TM, lane_col = lane % (WSUBN / TN) * TN;
     /* The float4 of each tile this thread loads: one per pass, passes a_stride (b_stride) rows apart. */
-    const int a_row = threadIdx.x / (BK / 4), a_col = threadIdx.x % (BK / 4) * 4, a_stride = THREADS / (BK / 4);
-    const int b_row = threadIdx.x / (BN / 4), b_col = threadIdx.x % (BN / 4) * 4, b_stride = THREADS / (BN / 4);
+    constexpr int a_stride = THREADS / (BK / 4), b_stride = THREADS / (BN / 4);
+    const int a_row = threadIdx.x / (BK / 4), a_col = threadIdx.x % (BK / 4) * 4;
+    const int b_row = threadIdx.x / (BN / 4), b_col = threadIdx.x % (BN / 4) * 4;
 
     float acc[WMITER * TM][WNITER * TN] = {{0.0f}};
     float reg_m[WMITER * TM], reg_n[WNITER * TN];
-    for (int k0 = 0; k0 < K; k0 += BK) {
-        for (int pass = 0; pass < BM; pass += a_stride) { /* a compile-time number of passes */
-            const int r = pass + a_row;
-            const float4 a = load4<VEC>(A, M, K, row0 + r, k0 + a_col);
-            As[a_col + 0][r] = a.x; /* transposed while storing */
-            As[a_col + 1][r] = a.y;
-            As[a_col + 2][r] = a.z;
-            As[a_col + 3][r] = a.w;
+    /* The next slice's float4s wait in registers between its global load and its shared store. */
+    constexpr int A_PASSES = BM / a_stride, B_PASSES = BK / b_stride;
+    float4 a_next[A_PASSES], b_next[B_PASSES];
+    auto fetch = [&](int k0) { /* global -> registers; nothing waits for these loads until deposit() */
+        for (int p = 0; p < A_PASSES; p++) a_next[p] = load4<VEC>(A, M, K, row0 + p * a_stride + a_row, k0 + a_col);
+        for (int p = 0; p < B_PASSES; p++) b_next[p] = load4<VEC>(B, K, N, k0 + p * b_stride + b_row, col0 + b_col);
+    };
+    auto deposit = [&](int stage) { /* registers -> shared, A transposed while storing */
+        for (int p = 0; p < A_PASSES; p++) {
+            const int r = p * a_stride + a_row;
+            As[stage][a_col + 0][r] = a_next[p].x;
+            As[stage][a_col + 1][r] = a_next[p].y;
+            As[stage][a_col + 2][r] = a_next[p].z;
+            As[stage][a_col + 3][r] = a_next[p].w;
         }
-        for (int pass = 0; pass < BK; pass += b_stride) {
-            const int r = pass + b_row;
-            *reinterpret_cast<float4 *>(&Bs[r][b_col]) = load4<VEC>(B, K, N, k0 + r, col0 + b_col);
-        }
-        __syncthreads(); /* the tiles are complete before anyone reads them */
+        for (int p = 0; p < B_PASSES; p++) *reinterpret_cast<float4 *>(&Bs[stage][p * b_stride + b_row][b_col]) = b_next[p];
+    };
+
+    fetch(0);
+    deposit(0);
+    __syncthreads();
+    int stage = 0;
+    for (int k0 = 0; k0 < K; k0 += BK, stage ^= 1) {
+        const bool more = k0 + BK < K;
+        if (more) fetch(k0 + BK); /* in flight during the math below */
         for (int k = 0; k < BK; k++) {
             /* A warp reads WMITER * TM + WNITER * TN float4s per k; in each, its lanes hit
              * WSUBM / TM (WSUBN / TN) distinct addresses, side by side. */
             for (int wi = 0; wi < WMITER; wi++)
                 for (int i = 0; i < TM; i += 4)
                     *reinterpret_cast<float4 *>(&reg_m[wi * TM + i]) =
-                        *reinterpret_cast<const float4 *>(&As[k][warp_row + wi * WSUBM + lane_row + i]);
+                        *reinterpret_cast<const float4 *>(&As[stage][k][warp_row + wi * WSUBM + lane_row + i]);
             for (int wj = 0; wj < WNITER; wj++)
                 for (int j = 0; j < TN; j += 4)
                     *reinterpret_cast<float4 *>(&reg_n[wj * TN + j]) =
-                        *reinterpret_cast<const float4 *>(&Bs[k][warp_col + wj * WSUBN + lane_col + j]);
+                        *reinterpret_cast<const float4 *>(&Bs[stage][k][warp_col + wj * WSUBN + lane_col + j]);
             for (int i = 0; i < WMITER * TM; i++) /* outer product over all sub-tiles */
                 for (int j = 0; j < WNITER * TN; j++) acc[i][j] += reg_m[i] * reg_n[j];
         }
-        __syncthreads(); /* everyone is done reading before the next slice overwrites them */
+        /* The other stage was last read before the previous barrier, so it can be filled now;
+         * one barrier per slice then orders both this deposit and the next slice's reads. */
+        if (more) deposit(stage ^ 1);
+        __syncthreads();
     }
+    /* Unrolled by force: in the scalar path this loop is long enough that nvcc would keep it
+     * rolled, and acc indexed by a run-time i would move to local memory (a stack frame). */
+#pragma unroll
     for (int i = 0; i < WMITER * TM; i++)
         for (int j = 0; j < WNITER * TN; j += 4)
             store4<VEC>(C, M, N, row0 + warp_row + i / TM * WSUBM + lane_row + i % TM,
@@ -152,11 +184,20 @@ static cudaError_t launch_gemm(gemm_args *p) {
     const bool vec = p->k % 4 == 0 && p->n % 4 == 0 &&
                      ((size_t)p->a | (size_t)p->b | (size_t)p->c) % 16 == 0;
     p->path = vec ? "float4" : "scalar";
+    /* Above 48 KB of dynamic shared memory a kernel must opt in, once per instantiation. */
+    static bool opted_in = false;
+    if (!opted_in) {
+        cudaError_t err = cudaFuncSetAttribute(gemm_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+        if (err == cudaSuccess)
+            err = cudaFuncSetAttribute(gemm_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+        if (err != cudaSuccess) return err;
+        opted_in = true;
+    }
     if (vec)
-        gemm_kernel<true><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
+        gemm_kernel<true><<<grid, block, SMEM_BYTES>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
                                            p->beta, p->c);
     else
-        gemm_kernel<false><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
+        gemm_kernel<false><<<grid, block, SMEM_BYTES>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
                                             p->beta, p->c);
     return cudaGetLastError();
 }
