@@ -148,6 +148,9 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     for (int k0 = 0; k0 < K; k0 += BK, stage ^= 1) {
         const bool more = k0 + BK < K;
         if (more) fetch(k0 + BK); /* in flight during the math below */
+        /* Unrolled, so that the compiler can issue the shared loads of k + 1 while the
+         * FMAs of k run (left rolled, each k waits for its own loads). */
+#pragma unroll
         for (int k = 0; k < BK; k++) {
             /* A warp reads WMITER * TM + WNITER * TN float4s per k; in each, its lanes hit
              * WSUBM / TM (WSUBN / TN) distinct addresses, side by side. */
