@@ -7,6 +7,8 @@ NVCC      ?= nvcc
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 CC        ?= gcc
 PYTHON    ?= python3
+# make plot needs matplotlib: the first of these interpreters that has it.
+PLOT_PYTHON ?= $(firstword $(foreach p,$(PYTHON) /usr/bin/python3,$(shell $(p) -c 'import matplotlib' 2>/dev/null && echo $(p))))
 
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
 ARCH   ?= $(if $(GPU_CC),sm_$(GPU_CC),sm_90)
@@ -28,7 +30,7 @@ STEP = $(patsubst %/gemm.cu,%,$(firstword $(wildcard $(NN)_*/gemm.cu)))
 PREV = $(patsubst %/gemm.cu,%,$(firstword $(wildcard $(shell printf '%02d' `expr $(N) - 1`)_*/gemm.cu)))
 
 .SECONDARY: $(COMMON_OBJS)
-.PHONY: all help step run diff test bench readme autotune clean
+.PHONY: all help step run diff test bench readme autotune plot sweep shapes profile sass clean
 all: $(BINS)
 
 help:
@@ -40,6 +42,11 @@ help:
 	@echo "make bench [SIZES='4096 2048']   every step beside cuBLAS; records results/"
 	@echo "make readme          regenerate the READMEs' numbers tables from results/"
 	@echo "make autotune N=7    search step 7's tile sizes on this GPU; writes 07_autotune/tuned/<GPU>.flags"
+	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, GFLOPS against size"
+	@echo "make sweep           every step and cuBLAS over sizes $(firstword $(SWEEP_SIZES)) ... $(lastword $(SWEEP_SIZES)); recorded in results/"
+	@echo "make shapes          shape sensitivity (N = K = 8192, M = 1 ... 4096, and N small) of the fastest steps"
+	@echo "make profile N=6 [SHAPE=4096] [DTYPE=fp16]   Nsight Compute counters of one step"
+	@echo "make sass N=6        the step's SASS with the lesson's instructions counted"
 	@echo "make clean"
 
 build/common/%.o: common/%.c common/host.h common/gemm.h
@@ -71,7 +78,7 @@ diff:
 	@diff -u $(PREV)/gemm.cu $(STEP)/gemm.cu || true
 
 test: all build/selftest
-	@ARCH=$(ARCH) NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" $(PYTHON) scripts/test.py
+	@ARCH=$(ARCH) NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" PLOT_PYTHON="$(PLOT_PYTHON)" $(PYTHON) scripts/test.py
 
 bench: all
 	@$(PYTHON) scripts/bench.py $(SIZES)
@@ -85,6 +92,29 @@ autotune: $(COMMON_OBJS)
 	@test -d "$(or $(STEP),07_autotune)/tuned" || { echo "make autotune: step $(N) has no tuned/ directory" >&2; exit 2; }
 	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" ARCH=$(ARCH) LDLIBS="$(LDLIBS)" COMMON_OBJS="$(COMMON_OBJS)" \
 	  GPU_KEY=$(GPU_KEY) $(PYTHON) scripts/autotune.py $(or $(STEP),07_autotune) $(AUTOTUNE_ARGS)
+
+plot:
+	@test -n "$(PLOT_PYTHON)" || { echo "make plot: needs matplotlib for $(PYTHON) or /usr/bin/python3: apt-get install python3-matplotlib (or pip install matplotlib)" >&2; exit 2; }
+	@$(PLOT_PYTHON) scripts/plot.py
+
+# Powers of two and a few sizes between; sizes above 2048^3 are timed without the
+# float64 check (8192^3 alone would take ~40 s per step), make bench verifies those.
+SWEEP_SIZES ?= 128 256 384 512 768 1024 1536 2048 3072 4096 6144 8192
+sweep: all
+	@$(PYTHON) scripts/bench.py --run sweep --check-up-to 2048 $(SWEEP_SIZES)
+
+# The second article's shape table: N = K = 8192 with M small, then N small.
+SHAPES ?= 1x8192x8192 16x8192x8192 64x8192x8192 256x8192x8192 4096x8192x8192 \
+          8192x1x8192 8192x16x8192 8192x64x8192 8192x256x8192
+shapes: all
+	@$(PYTHON) scripts/bench.py --run shapes --fastest --check-up-to 4096 $(SHAPES)
+	@$(PYTHON) scripts/results_table.py
+
+profile: step
+	@$(PYTHON) scripts/profile.py $(STEP) --shape $(or $(SHAPE),4096) $(if $(DTYPE),--dtype $(DTYPE))
+
+sass: step
+	@$(PYTHON) scripts/sass.py $(STEP)
 
 clean:
 	rm -rf build $(BINS) $(addsuffix /ptxas.txt,$(STEPS))

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """make bench: every built step beside cuBLAS, a table, and results/<gpu>.csv.
 
-    python3 scripts/bench.py [--steps 05,06] [--no-check] [SIZE ...]
+    python3 scripts/bench.py [--steps 05,06 | --fastest] [--run bench|sweep|shapes]
+                             [--no-check | --check-up-to N] [SIZE ...]
 
 SIZE is a square size (default 4096) or MxNxK. Each step is run as its own
 process with --cublas --csv, so cuBLAS is timed in the same process on the
-same inputs. The results file keeps one row per (step, dtype, m, n, k): a
-new run replaces the old row.
+same inputs. The results file keeps one row per (run, step, dtype, m, n, k):
+a new measurement replaces the old row. `run` names what produced it:
+make bench, make sweep (GFLOPS against size) or make shapes (the
+shape-sensitivity table); the README tables and plots select by it.
 """
 import argparse
 import csv
@@ -22,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import steps as stepinfo  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIELDS = ["step", "dtype", "m", "n", "k", "path", "ms", "gflops", "cublas_gflops", "ratio", "check", "ref_s",
+FIELDS = ["run", "step", "dtype", "m", "n", "k", "path", "ms", "gflops", "cublas_gflops", "ratio", "check", "ref_s",
           "gpu", "driver", "cuda", "commit", "date"]
 
 
@@ -49,14 +52,16 @@ def results_path(gpu):
 
 
 def key(row):
-    return (row["step"], row["dtype"], int(row["m"]), int(row["n"]), int(row["k"]))
+    return (row["run"], row["step"], row["dtype"], int(row["m"]), int(row["n"]), int(row["k"]))
 
 
 def load(path):
+    """The results file as {key: row}; rows written before the run column existed came from make bench."""
     if not os.path.exists(path):
         return {}
     with open(path, newline="") as f:
-        return {key(r): r for r in csv.DictReader(f)}
+        rows = [dict(r, run=r.get("run") or "bench") for r in csv.DictReader(f)]
+    return {key(r): r for r in rows}
 
 
 def save(path, rows):
@@ -79,11 +84,29 @@ def parse_size(s):
     return tuple(int(p) for p in parts)
 
 
+def fastest(steps, rows):
+    """Per kind (FP32, tensor cores), the step with the most GFLOPS at 4096^3 in make bench's
+    rows; the last step of that kind where none is recorded (the curriculum gets faster)."""
+    picked = []
+    for tensor in (False, True):
+        kind = [s for s in steps if (stepinfo.step_dtypes(ROOT, s) != ["fp32"]) == tensor]
+        if not kind:
+            continue
+        speed = {s: max([float(r["gflops"]) for r in rows.values() if r["run"] == "bench" and r["step"] == s
+                         and (r["m"], r["n"], r["k"]) == ("4096",) * 3] or [0.0]) for s in kind}
+        picked.append(max(kind, key=lambda s: (speed[s], s)))
+    return picked
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sizes", nargs="*", type=parse_size, default=[(4096, 4096, 4096)])
     ap.add_argument("--steps", default="", help="comma-separated step numbers or directory names (default: all built)")
+    ap.add_argument("--fastest", action="store_true", help="only the fastest FP32 and the fastest tensor-core step")
+    ap.add_argument("--run", choices=["bench", "sweep", "shapes"], default="bench", help="what the rows are recorded as")
     ap.add_argument("--no-check", action="store_true", help="skip verification (it costs a CPU reference per run)")
+    ap.add_argument("--check-up-to", type=int, default=0, metavar="N",
+                    help="verify only shapes with M*N*K <= N^3 (the float64 reference of 8192^3 takes ~40 s)")
     args = ap.parse_args()
 
     steps = sorted(os.path.dirname(p)[len(ROOT) + 1:] for p in glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "gemm")))
@@ -99,6 +122,9 @@ def main():
         return 1
     path = results_path(env["gpu"])
     rows = load(path)
+    if args.fastest:
+        steps = fastest(steps, rows)
+        print("fastest steps by the recorded 4096^3 results: " + ", ".join(steps), flush=True)
     print(f"{env['gpu']}, driver {env['driver']}, CUDA {env['cuda']}, commit {env['commit']}, {env['date']}", flush=True)
     print(f"{'step':<20} {'dtype':<5} {'M x N x K':<16} {'GFLOPS':>10} {'cuBLAS':>10} {'% cuBLAS':>9} {'vs prev':>8}  path",
           flush=True)
@@ -108,7 +134,7 @@ def main():
         for step in steps:
             for dtype in stepinfo.step_dtypes(ROOT, step):
                 cmd = [os.path.join(ROOT, step, "gemm"), str(m), str(n), str(k), "--cublas", "--csv", "--dtype", dtype]
-                if args.no_check:
+                if args.no_check or (args.check_up_to and m * n * k > args.check_up_to ** 3):
                     cmd.append("--no-check")
                 p = subprocess.run(cmd, capture_output=True, text=True)
                 got = list(csv.DictReader(io.StringIO(p.stdout)))
@@ -119,7 +145,7 @@ def main():
                     continue
                 r = got[0]
                 row = {f: r.get(f, "") for f in FIELDS}
-                row.update(env)
+                row.update(env, run=args.run)
                 rows[key(row)] = row
                 g = float(r["gflops"])
                 speedup = f"{g / prev[dtype]:7.2f}x" if dtype in prev and prev[dtype] > 0 else f"{'':>8}"

@@ -212,10 +212,56 @@ def readme_tables():
            tail(p.stdout + p.stderr))
 
 
+def plot_python():
+    """An interpreter that can import matplotlib: $PLOT_PYTHON (set by the Makefile), this one, or Debian's."""
+    for py in [os.environ.get("PLOT_PYTHON", ""), sys.executable, "/usr/bin/python3"]:
+        if py and shutil.which(py) and run([py, "-c", "import matplotlib"]).returncode == 0:
+            return py
+    return None
+
+
+def tool_tests():
+    print("== analysis tools (CPU)", flush=True)
+    py = plot_python()
+    if py is None:
+        # CI installs python3-matplotlib (.ci/run), so there a missing matplotlib is a failure.
+        record(False if os.environ.get("CI") else None, "plot: PNGs from tests/data/results_sample.csv",
+               "no Python with matplotlib (apt-get install python3-matplotlib)")
+    else:
+        out = os.path.join("build", "test_plot")
+        shutil.rmtree(out, ignore_errors=True)
+        p = run([py, "scripts/plot.py", "tests/data/results_sample.csv", "--out", out])
+        for kind in ("steps", "sizes"):
+            png = os.path.join(out, f"results_sample_{kind}.png")
+            ok = (p.returncode == 0 and os.path.isfile(png) and os.path.getsize(png) > 1000
+                  and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n")
+            record(ok, f"plot: writes a non-empty {kind} PNG from tests/data/results_sample.csv ({py})",
+                   tail(p.stdout + p.stderr))
+
+    # The counter itself, on a hand-written listing with known counts.
+    p = run([sys.executable, "scripts/sass.py", "tests/data/sample.sass"])
+    rows = {line.split()[0]: line.split()[-13:] for line in p.stdout.splitlines()[1:] if line.strip()}
+    want = {"probe(float": "3 1 0 1 1 1 1 1 1 0 0 0 1".split(), "mma_sm(__half": "0 0 0 0 0 0 0 0 0 2 1 1 0".split()}
+    record(p.returncode == 0 and rows == want, "sass: counts FFMA, LDS widths, LDG/STS/STG.128, HMMA, LDSM, LDGSTS, BAR "
+           "in tests/data/sample.sass", tail(p.stdout + p.stderr))
+    # And on real cuobjdump output, where the toolkit has cuobjdump.
+    if not shutil.which("cuobjdump"):
+        record(None, "sass: counts a compiled cubin", "cuobjdump is not on PATH (it comes with the full CUDA toolkit)")
+        return
+    cubin = os.path.join("build", "sass_probe.cubin")
+    p = run([os.environ.get("NVCC", "nvcc"), "-cubin", "-O3", "-arch=sm_90", "tests/data/sass_probe.cu", "-o", cubin])
+    q = run([sys.executable, "scripts/sass.py", cubin, "--out", os.path.join("build", "sass_probe.sass")])
+    line = next((l.split() for l in q.stdout.splitlines() if l.startswith("probe")), None)
+    counts = dict(zip(["FFMA", "LDS", "LDS.64", "LDS.128"], [int(x) for x in line[-13:-9]])) if line else {}
+    record(p.returncode == 0 and q.returncode == 0 and counts.get("FFMA", 0) >= 1 and counts.get("LDS.128", 0) >= 1,
+           "sass: finds FFMA and LDS.128 in a compiled cubin (tests/data/sass_probe.cu)", tail(p.stderr + q.stdout + q.stderr))
+
+
 def main():
     have_gpu, why = gpu_present()
     selftests()
     readme_tables()
+    tool_tests()
     cli_tests(have_gpu)
     static_checks()
     if have_gpu:

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""make plot: the pictures of results/<gpu>.csv.
+
+    python3 scripts/plot.py [CSV ...] [--out DIR]
+
+For each results file (default: results/*.csv) writes, next to it or in DIR:
+  <gpu>_steps.png  GFLOPS per step at 4096^3 (make bench's rows), each bar
+                   labelled with its % of cuBLAS, cuBLAS's level drawn per
+                   data type;
+  <gpu>_sizes.png  GFLOPS against matrix size per step and cuBLAS (make
+                   sweep's rows), when the file has any.
+Needs matplotlib; without it, says how to install it and exits 1.
+"""
+import argparse
+import collections
+import csv
+import glob
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STEPS_SIZE = ("4096", "4096", "4096")
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return [dict(r, run=r.get("run") or "bench") for r in csv.DictReader(f)]
+
+
+def label(step, dtype):
+    return step if dtype == "fp32" else f"{step} {dtype}"
+
+
+def plot_steps(plt, rows, gpu, out):
+    rows = [r for r in rows if r["run"] == "bench" and (r["m"], r["n"], r["k"]) == STEPS_SIZE]
+    if not rows:
+        return None
+    rows.sort(key=lambda r: (r["step"], r["dtype"]))
+    colors = {"fp32": "#4C72B0", "fp16": "#DD8452", "bf16": "#55A868"}
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(rows) + 2), 5.5))
+    x = range(len(rows))
+    gflops = [float(r["gflops"]) / 1000 for r in rows]
+    bars = ax.bar(x, gflops, color=[colors.get(r["dtype"], "#8172B3") for r in rows])
+    for bar, r in zip(bars, rows):
+        ax.annotate(f"{100 * float(r['ratio']):.1f}%", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                    ha="center", va="bottom", fontsize=8, xytext=(0, 2), textcoords="offset points")
+    # cuBLAS's level per data type: the median of its runs beside each step of that type.
+    for dtype in sorted({r["dtype"] for r in rows}):
+        level = statistics.median(float(r["cublas_gflops"]) for r in rows if r["dtype"] == dtype) / 1000
+        ax.axhline(level, color=colors.get(dtype, "#8172B3"), linestyle="--", linewidth=1)
+        ax.annotate(f"cuBLAS {dtype}: {level:.1f} TFLOPS", (-0.5, level), ha="left", va="bottom", fontsize=8,
+                    color=colors.get(dtype, "#8172B3"), xytext=(2, 2), textcoords="offset points")
+    top = max(gflops + [float(r["cublas_gflops"]) / 1000 for r in rows])
+    ax.set_ylim(0, 1.12 * top)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([label(r["step"], r["dtype"]) for r in rows], rotation=35, ha="right", fontsize=8)
+    ax.set_ylabel("TFLOPS")
+    ax.set_title(f"{gpu}: every step at 4096^3, % of cuBLAS timed in the same process")
+    dates = sorted({r["date"] for r in rows})
+    fig.text(0.01, 0.01, f"driver {rows[0]['driver']}, CUDA {rows[0]['cuda']}, {dates[0]}"
+             + (f" to {dates[-1]}" if len(dates) > 1 else ""), fontsize=7, color="gray")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def plot_sizes(plt, rows, gpu, out):
+    rows = [r for r in rows if r["run"] == "sweep" and r["m"] == r["n"] == r["k"]]
+    if not rows:
+        return None
+    series = collections.defaultdict(dict)
+    cublas = collections.defaultdict(dict)
+    for r in rows:
+        n = int(r["m"])
+        series[label(r["step"], r["dtype"])][n] = float(r["gflops"]) / 1000
+        cublas[r["dtype"]].setdefault(n, []).append(float(r["cublas_gflops"]) / 1000)
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    for name in sorted(series):
+        pts = sorted(series[name].items())
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, linewidth=1.2, label=name)
+    for dtype in sorted(cublas):
+        pts = sorted((n, statistics.median(v)) for n, v in cublas[dtype].items())
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color="black", linestyle="--", marker="s", markersize=3,
+                linewidth=1.5, label=f"cuBLAS {dtype}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("M = N = K")
+    ax.set_ylabel("TFLOPS")
+    ax.set_title(f"{gpu}: GFLOPS against size (make sweep)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description="plot results/<gpu>.csv")
+    ap.add_argument("csv", nargs="*", help="results files (default: results/*.csv)")
+    ap.add_argument("--out", help="directory for the PNGs (default: next to each CSV)")
+    args = ap.parse_args()
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as e:  # ImportError, or a broken install
+        print(f"plot: matplotlib is not usable by {sys.executable} ({type(e).__name__}); install it with "
+              "`apt-get install python3-matplotlib` (Debian/Ubuntu, for /usr/bin/python3) or `pip install matplotlib`",
+              file=sys.stderr)
+        return 1
+    paths = args.csv or sorted(glob.glob(os.path.join(ROOT, "results", "*.csv")))
+    if not paths:
+        print("plot: no results files (run `make bench` on a GPU)", file=sys.stderr)
+        return 1
+    for path in paths:
+        rows = load(path)
+        if not rows:
+            print(f"plot: {path} has no rows", file=sys.stderr)
+            return 1
+        base = os.path.splitext(os.path.basename(path))[0]
+        out = args.out or os.path.dirname(os.path.abspath(path))
+        os.makedirs(out, exist_ok=True)
+        gpu = rows[0]["gpu"]
+        for kind, fn in (("steps", plot_steps), ("sizes", plot_sizes)):
+            written = fn(plt, rows, gpu, os.path.join(out, f"{base}_{kind}.png"))
+            print(f"plot: wrote {os.path.relpath(written)}" if written
+                  else f"plot: {os.path.basename(path)} has no {'make bench rows at 4096^3' if kind == 'steps' else 'make sweep rows'}; "
+                  f"no {base}_{kind}.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
