@@ -12,8 +12,8 @@
  * half of shared memory, each thread already has the next slice's global
  * loads in flight into registers; they are stored into the other half after
  * the math, so a K step costs one __syncthreads instead of two and the
- * global-memory latency hides behind the FMAs.
- *
+ * global-memory latency hides behind the FMAs. Third, the k loop is
+ * unrolled so that the shared loads of k + 1 overlap the FMAs of k.
  *
  *     make autotune N=8      # writes 08_warptile/tuned/<GPU>.flags
  *     make step N=8 && ./08_warptile/gemm 4096 --cublas
@@ -101,9 +101,11 @@ __device__ void store4(float *C, int rows, int cols, int row, int col, float4 ac
 template <bool VEC>
 __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const float *A,
                                                        const float *B, float beta, float *C) {
-    /* As is transposed, As[stage][k][m]; its 4 floats of padding per row put the transposed
-     * stores of two neighbouring threads (rows 4 apart) into different banks. Dynamic shared
-     * memory, because two stages of the larger tiles pass the 48 KB static limit. */
+    /* As is transposed, As[stage][k][m], with 4 floats of padding per row as in step 07. With
+     * BK = 16 a warp's transposed stores still meet two to a bank (As[k][m] and As[k + 8][m]
+     * are 8 * (BM + 4) floats apart, a multiple of 32 for BM = 128): the store conflicts ncu
+     * counts. Dynamic
+     * shared memory, because two stages of the larger tiles pass the 48 KB static limit. */
     extern __shared__ __align__(16) float smem[];
     float(*As)[BK][BM + 4] = reinterpret_cast<float(*)[BK][BM + 4]>(smem);
     float(*Bs)[BK][BN] = reinterpret_cast<float(*)[BK][BN]>(smem + 2 * BK * (BM + 4));
