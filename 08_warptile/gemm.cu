@@ -103,8 +103,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
                                                        const float *B, float beta, float *C) {
     /* As is transposed, As[stage][k][m], with 4 floats of padding per row as in step 07. With
      * BK = 16 a warp's transposed stores still meet two to a bank (As[k][m] and As[k + 8][m]
-     * are 8 * (BM + 4) floats apart, a multiple of 32 for BM = 128): the store conflicts ncu
-     * counts. Dynamic
+     * are 8 * (BM + 4) floats apart, a multiple of 32): the store conflicts ncu counts. Dynamic
      * shared memory, because two stages of the larger tiles pass the 48 KB static limit. */
     extern __shared__ __align__(16) float smem[];
     float(*As)[BK][BM + 4] = reinterpret_cast<float(*)[BK][BM + 4]>(smem);
