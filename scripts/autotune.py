@@ -35,8 +35,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECK_SHAPES = "1x1x1,33x7x129,129x127x1000,132x68x132,257x256x260,1x1000x64,1000x1x64"
 
 
-def legal_07(bm, bn, bk, tm, tn):
-    """The static_asserts of 07_autotune/gemm.cu, in the same order, plus a register budget."""
+def rules_07(bm, bn, bk, tm, tn):
+    """The static_asserts of 07_autotune/gemm.cu, in the same order (make test checks that they agree)."""
     threads = (bm // tm) * (bn // tn)
     return (bm % tm == 0 and bn % tn == 0
             and tm % 4 == 0 and tn % 4 == 0
@@ -44,17 +44,20 @@ def legal_07(bm, bn, bk, tm, tn):
             and threads % (bk // 4) == 0 and bm % (threads // (bk // 4)) == 0
             and threads % (bn // 4) == 0 and bk % (threads // (bn // 4)) == 0
             and threads % 32 == 0 and threads <= 1024
-            and bk * (bm + 4 + bn) * 4 <= 48 * 1024
-            and tm * tn <= 128)
+            and bk * (bm + 4 + bn) * 4 <= 48 * 1024)
+
+
+def limits_07(bm, bn, bk, tm, tn):
+    """The search's own limit: at most 128 accumulators per thread (more spills)."""
+    return tm * tn <= 128
 
 
 def threads_07(bm, bn, bk, tm, tn):
     return (bm // tm) * (bn // tn)
 
 
-def legal_08(bm, bn, bk, wm, wn, wniter, tm, tn):
-    """The static_asserts of 08_warptile/gemm.cu, in the same order, and the search's own limits:
-    64 or 128 results per thread (fewer leaves the FMA units idle, more spills), 128 or 256 threads."""
+def rules_08(bm, bn, bk, wm, wn, wniter, tm, tn):
+    """The static_asserts of 08_warptile/gemm.cu, in the same order (make test checks that they agree)."""
     if bm % wm or bn % wn or wn % wniter or (wn // wniter) % tn or (wm * wn) % (32 * tm * tn * wniter):
         return False
     wmiter = wm * wn // (32 * tm * tn * wniter)
@@ -66,25 +69,35 @@ def legal_08(bm, bn, bk, wm, wn, wniter, tm, tn):
             and threads % (bk // 4) == 0 and bm % (threads // (bk // 4)) == 0
             and threads % (bn // 4) == 0 and bk % (threads // (bn // 4)) == 0
             and threads <= 1024
-            and 2 * bk * (bm + 4 + bn) * 4 <= 99 * 1024
-            and wm * wn // 32 in (64, 128) and threads in (128, 256))
+            and 2 * bk * (bm + 4 + bn) * 4 <= 99 * 1024)
+
+
+def limits_08(bm, bn, bk, wm, wn, wniter, tm, tn):
+    """The search's own limits: 64 or 128 results per thread (fewer leaves the FMA units idle,
+    more spills), 128 or 256 threads."""
+    return wm * wn // 32 in (64, 128) and threads_08(bm, bn, bk, wm, wn, wniter, tm, tn) in (128, 256)
 
 
 def threads_08(bm, bn, bk, wm, wn, wniter, tm, tn):
     return (bm // wm) * (bn // wn) * 32
 
 
-# Per tuned step (by its number): the parameters, the values searched, the legality rules,
-# the thread count, and the configuration the ranking compares the winner with.
+def search_space(params, values, rules, limits, threads, default, default_name):
+    return dict(params=params, values=values, rules=rules, limits=limits, threads=threads, default=default,
+                default_name=default_name, legal=lambda *c: rules(*c) and limits(*c))
+
+
+# Per tuned step (by its number): the parameters, the values searched, the legality rules
+# (the step's static_asserts) and the search's limits, the thread count, and the
+# configuration the ranking compares the winner with.
 SPACES = {
-    "07": dict(params=["BM", "BN", "BK", "TM", "TN"],
-               values=[[64, 128, 256], [64, 128, 256], [8, 16, 32], [4, 8, 16], [4, 8, 16]],
-               legal=legal_07, threads=threads_07, default=(128, 128, 8, 8, 8), default_name="step 06's sizes"),
+    "07": search_space(["BM", "BN", "BK", "TM", "TN"],
+                      [[64, 128, 256], [64, 128, 256], [8, 16, 32], [4, 8, 16], [4, 8, 16]],
+                      rules_07, limits_07, threads_07, (128, 128, 8, 8, 8), "step 06's sizes"),
     # TN = 4: with TN = 8 the lanes of a row read float4s 32 bytes apart from Bs, two lanes per bank group.
-    "08": dict(params=["BM", "BN", "BK", "WM", "WN", "WNITER", "TM", "TN"],
-               values=[[64, 128, 256], [64, 128, 256], [16, 32], [32, 64, 128], [32, 64, 128], [1, 2, 4], [4, 8], [4]],
-               legal=legal_08, threads=threads_08, default=(128, 128, 16, 64, 32, 2, 4, 4),
-               default_name="tuned/default.flags"),
+    "08": search_space(["BM", "BN", "BK", "WM", "WN", "WNITER", "TM", "TN"],
+                [[64, 128, 256], [64, 128, 256], [16, 32], [32, 64, 128], [32, 64, 128], [1, 2, 4], [4, 8], [4]],
+                rules_08, limits_08, threads_08, (128, 128, 16, 64, 32, 2, 4, 4), "tuned/default.flags"),
 }
 
 

@@ -10,6 +10,7 @@ Environment: ARCH, NVCC, NVCCFLAGS come from the Makefile. STEPS="03_smem
 """
 import concurrent.futures as cf
 import glob
+import itertools
 import os
 import re
 import shutil
@@ -206,6 +207,48 @@ def gpu_tests():
                tail(p.stdout + p.stderr))
 
 
+def static_assert_block(step):
+    """The lines of a tuned step's gemm.cu from its first parameter (#ifndef BM) to the end of
+    its last static_assert: the parameters, the derived sizes and every rule."""
+    lines = open(os.path.join(step, "gemm.cu")).read().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("#ifndef BM"))
+    end = max(i for i, line in enumerate(lines) if line.startswith("static_assert("))
+    while not lines[end].rstrip().endswith(");"):
+        end += 1
+    return "\n".join(lines[start:end + 1]) + "\n"
+
+
+def autotune_rules():
+    """scripts/autotune.py rejects configurations before compiling them; its rules must be the
+    step's static_asserts. Each candidate of the search space is compiled as the step's rule
+    block alone (g++ -fsyntax-only, milliseconds each) and the verdicts are compared."""
+    print("== the autotuner's rules against the static_asserts (CPU)", flush=True)
+    import autotune
+    cxx = shutil.which("g++") or shutil.which("c++")
+    for key, space in sorted(autotune.SPACES.items()):
+        step = next((s for s in STEPS if os.path.basename(s).startswith(key + "_")), None)
+        if step is None:
+            continue
+        if cxx is None:
+            record(None, f"{step}: autotune rules agree with the static_asserts", "no C++ compiler (g++) on PATH")
+            continue
+        os.makedirs("build", exist_ok=True)
+        src = os.path.join("build", f"rules_{step}.cpp")
+        open(src, "w").write(static_assert_block(step))
+        candidates = list(itertools.product(*space["values"]))
+
+        def compiles(c):
+            flags = [f"-D{p}={v}" for p, v in zip(space["params"], c)]
+            return run([cxx, "-std=c++17", "-fsyntax-only", "-x", "c++", src] + flags).returncode == 0
+
+        with cf.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            verdicts = list(pool.map(compiles, candidates))
+        disagree = [c for c, ok in zip(candidates, verdicts) if ok != space["rules"](*c)]
+        record(not disagree and any(verdicts),
+               f"{step}: scripts/autotune.py's rules agree with the static_asserts on all {len(candidates)} candidates "
+               f"({sum(verdicts)} legal)", f"they disagree on {len(disagree)}, e.g. {space['params']} = {disagree[:3]}")
+
+
 def readme_tables():
     p = run([sys.executable, "scripts/results_table.py", "--check"])
     record(p.returncode == 0, "README numbers tables are generated from results/ (scripts/results_table.py --check)",
@@ -262,6 +305,7 @@ def main():
     selftests()
     readme_tables()
     tool_tests()
+    autotune_rules()
     cli_tests(have_gpu)
     static_checks()
     if have_gpu:
