@@ -6,8 +6,9 @@
 1. Enumerates the step's parameter values (SPACES below: BM, BN, BK, TM, TN
    for step 07; BM, BN, BK, WM, WN, WNITER, TM, TN for step 08) and keeps
    the configurations that meet the step's static_asserts (the same rules,
-   checked here before compiling) and the search's limits (registers,
-   threads per block).
+   checked here before compiling; make test compiles every candidate against
+   the static_asserts to keep the two in step) and the search's limits
+   (registers, threads per block).
 2. Builds every legal configuration in parallel with -D flags into
    build/autotune/<config>/ (the source is never edited).
 3. Runs each build on odd shapes with verification (--beta 0.5, and 1x1x1,
