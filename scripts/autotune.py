@@ -38,7 +38,7 @@ CHECK_SHAPES = "1x1x1,33x7x129,129x127x1000,132x68x132,257x256x260,1x1000x64,100
 
 def rules_07(bm, bn, bk, tm, tn):
     """The static_asserts of 07_autotune/gemm.cu, in the same order (make test checks that they agree)."""
-    threads = (bm // tm) * (bn // tn)
+    threads = threads_07(bm, bn, bk, tm, tn)
     return (bm % tm == 0 and bn % tn == 0
             and tm % 4 == 0 and tn % 4 == 0
             and bk % 4 == 0 and bn % 4 == 0
@@ -97,8 +97,8 @@ SPACES = {
                       rules_07, limits_07, threads_07, (128, 128, 8, 8, 8), "step 06's sizes"),
     # TN = 4: with TN = 8 the lanes of a row read float4s 32 bytes apart from Bs, two lanes per bank group.
     "08": search_space(["BM", "BN", "BK", "WM", "WN", "WNITER", "TM", "TN"],
-                [[64, 128, 256], [64, 128, 256], [16, 32], [32, 64, 128], [32, 64, 128], [1, 2, 4], [4, 8], [4]],
-                rules_08, limits_08, threads_08, (128, 128, 16, 64, 32, 2, 4, 4), "tuned/default.flags"),
+                      [[64, 128, 256], [64, 128, 256], [16, 32], [32, 64, 128], [32, 64, 128], [1, 2, 4], [4, 8], [4]],
+                      rules_08, limits_08, threads_08, (128, 128, 16, 64, 32, 2, 4, 4), "tuned/default.flags"),
 }
 
 

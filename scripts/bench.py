@@ -57,11 +57,7 @@ def key(row):
 
 def load(path):
     """The results file as {key: row}; rows written before the run column existed came from make bench."""
-    if not os.path.exists(path):
-        return {}
-    with open(path, newline="") as f:
-        rows = [dict(r, run=r.get("run") or "bench") for r in csv.DictReader(f)]
-    return {key(r): r for r in rows}
+    return {key(r): r for r in stepinfo.read_results(path)} if os.path.exists(path) else {}
 
 
 def save(path, rows):
@@ -71,8 +67,6 @@ def save(path, rows):
         w.writeheader()
         for k in sorted(rows):
             w.writerow({f: rows[k].get(f, "") for f in FIELDS})
-
-
 
 
 def parse_size(s):
@@ -93,7 +87,7 @@ def fastest(steps, rows):
         if not kind:
             continue
         speed = {s: max([float(r["gflops"]) for r in rows.values() if r["run"] == "bench" and r["step"] == s
-                         and (r["m"], r["n"], r["k"]) == ("4096",) * 3] or [0.0]) for s in kind}
+                         and stepinfo.at_main_shape(r)] or [0.0]) for s in kind}
         picked.append(max(kind, key=lambda s: (speed[s], s)))
     return picked
 

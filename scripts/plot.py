@@ -13,19 +13,15 @@ Needs matplotlib; without it, says how to install it and exits 1.
 """
 import argparse
 import collections
-import csv
 import glob
 import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import steps as stepinfo  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STEPS_SIZE = ("4096", "4096", "4096")
-
-
-def load(path):
-    with open(path, newline="") as f:
-        return [dict(r, run=r.get("run") or "bench") for r in csv.DictReader(f)]
 
 
 def label(step, dtype):
@@ -33,7 +29,7 @@ def label(step, dtype):
 
 
 def plot_steps(plt, rows, gpu, out):
-    rows = [r for r in rows if r["run"] == "bench" and (r["m"], r["n"], r["k"]) == STEPS_SIZE]
+    rows = [r for r in rows if r["run"] == "bench" and stepinfo.at_main_shape(r)]
     if not rows:
         return None
     rows.sort(key=lambda r: (r["step"], r["dtype"]))
@@ -115,7 +111,7 @@ def main():
         print("plot: no results files (run `make bench` on a GPU)", file=sys.stderr)
         return 1
     for path in paths:
-        rows = load(path)
+        rows = stepinfo.read_results(path)
         if not rows:
             print(f"plot: {path} has no rows", file=sys.stderr)
             return 1

@@ -20,6 +20,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import parse_size  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (label, candidate metric names: the first the report has is used)
 COUNTERS = [
@@ -48,7 +51,7 @@ def number(text):
 def main():
     ap = argparse.ArgumentParser(description="Nsight Compute on one step")
     ap.add_argument("step")
-    ap.add_argument("--shape", default="4096", help="N or MxNxK (default 4096)")
+    ap.add_argument("--shape", default="4096", type=parse_size, help="N or MxNxK (default 4096)")
     ap.add_argument("--dtype", default="", help="fp32, fp16 or bf16 (default: the step's first)")
     args = ap.parse_args()
     step = args.step.rstrip("/")
@@ -60,12 +63,7 @@ def main():
     if not ncu:
         print("profile: ncu (Nsight Compute) is not on PATH; it comes with the CUDA toolkit", file=sys.stderr)
         return 2
-    dims = args.shape.lower().split("x")
-    if len(dims) == 1:
-        dims *= 3
-    if len(dims) != 3 or not all(d.isdigit() and int(d) > 0 for d in dims):
-        print(f"profile: bad shape '{args.shape}': N or MxNxK", file=sys.stderr)
-        return 2
+    dims = [str(d) for d in args.shape]
     out = os.path.join(ROOT, "build", "profile", f"{os.path.basename(step)}_{'x'.join(dims)}"
                        + (f"_{args.dtype}" if args.dtype else ""))
     os.makedirs(os.path.dirname(out), exist_ok=True)

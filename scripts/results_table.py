@@ -9,11 +9,13 @@ A table sits between the markers <!-- results:begin --> and
 <!-- results:end --> (make bench's rows), or <!-- shapes:begin --> and
 <!-- shapes:end --> in README.md (make shapes' rows).
 """
-import csv
 import glob
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import steps as stepinfo  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
@@ -30,8 +32,7 @@ SIZE_TARGETS = {("08_warptile", "2048", "2048", "2048"): 0.85, ("08_warptile", "
 def load_rows():
     rows = []
     for path in sorted(glob.glob(os.path.join(ROOT, "results", "*.csv"))):
-        with open(path, newline="") as f:
-            rows += [dict(r, run=r.get("run") or "bench") for r in csv.DictReader(f)]
+        rows += stepinfo.read_results(path)
     return rows
 
 
@@ -45,7 +46,7 @@ def table(rows, step=None, run="bench"):
            "|---|---|---|---|---:|---:|---:|---|---|---|---|"]
     for r in rows:
         ratio = float(r["ratio"])
-        target = (TARGETS.get(r["step"]) if (r["m"], r["n"], r["k"]) == ("4096",) * 3
+        target = (TARGETS.get(r["step"]) if stepinfo.at_main_shape(r)
                   else SIZE_TARGETS.get((r["step"], r["m"], r["n"], r["k"])))
         verdict = "" if target is None else (f">= {100 * target:.0f}% " + ("met" if ratio >= target else "**missed**"))
         out.append(f"| {r['gpu']} | {r['step']} | {r['dtype']} | {r['m']}x{r['n']}x{r['k']} | {float(r['gflops']):.0f} | "

@@ -1,5 +1,19 @@
-"""What the scripts need to know about a step directory."""
+"""What the scripts share: what a step directory holds, and how a results file reads."""
+import csv
 import os
+
+# make bench's default shape, where the curriculum's targets are set.
+MAIN_SHAPE = ("4096", "4096", "4096")
+
+
+def at_main_shape(row):
+    return (row["m"], row["n"], row["k"]) == MAIN_SHAPE
+
+
+def read_results(path):
+    """The rows of a results CSV; rows written before the run column existed came from make bench."""
+    with open(path, newline="") as f:
+        return [dict(r, run=r.get("run") or "bench") for r in csv.DictReader(f)]
 
 
 def step_dtypes(root, step):
