@@ -32,6 +32,8 @@ import subprocess
 import sys
 import time
 
+import steps as stepinfo
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECK_SHAPES = "1x1x1,33x7x129,129x127x1000,132x68x132,257x256x260,1x1000x64,1000x1x64"
 
@@ -83,6 +85,39 @@ def threads_08(bm, bn, bk, wm, wn, wniter, tm, tn):
     return (bm // wm) * (bn // wn) * 32
 
 
+def rules_09(bm, bn, bk, wm, wn):
+    """The static_asserts of 09_tensorcore/gemm.cu, in the same order, at the shipped PAD = 8."""
+    return rules_tc(bm, bn, bk, wm, wn, stages=1) and (bm * (bk + 8) + bk * (bn + 8)) * 2 <= 48 * 1024
+
+
+def rules_10(bm, bn, bk, wm, wn, stages):
+    """The static_asserts of 10_double_buffer/gemm.cu, in the same order, at the shipped PAD = 8."""
+    return (rules_tc(bm, bn, bk, wm, wn, stages) and stages >= 2
+            and stages * (bm * (bk + 8) + bk * (bn + 8)) * 2 <= 99 * 1024)
+
+
+def rules_tc(bm, bn, bk, wm, wn, stages):
+    """What 09 and 10 share: warp tiles of whole mma tiles, 16-byte copies, odd 16-byte units per padded row."""
+    if bm % wm or bn % wn:
+        return False
+    threads = threads_tc(bm, bn, bk, wm, wn)
+    return (wm % 16 == 0 and wn % 16 == 0 and bk % 16 == 0
+            and bk % 8 == 0 and bn % 8 == 0
+            and (bm * bk // 8) % threads == 0 and (bk * bn // 8) % threads == 0
+            and (bk + 8) * 2 % 16 == 0 and (bn + 8) * 2 % 16 == 0
+            and (bk + 8) * 2 // 16 % 2 == 1 and (bn + 8) * 2 // 16 % 2 == 1
+            and threads <= 1024)
+
+
+def limits_tc(bm, bn, bk, wm, wn, *stages):
+    """The search's own limits: 128 or 256 threads, at most 128 accumulators per thread (more spills)."""
+    return threads_tc(bm, bn, bk, wm, wn) in (128, 256) and wm * wn // 32 <= 128
+
+
+def threads_tc(bm, bn, bk, wm, wn, *stages):
+    return (bm // wm) * (bn // wn) * 32
+
+
 def search_space(params, values, rules, limits, threads, default, default_name):
     return dict(params=params, values=values, rules=rules, limits=limits, threads=threads, default=default,
                 default_name=default_name, legal=lambda *c: rules(*c) and limits(*c))
@@ -99,6 +134,12 @@ SPACES = {
     "08": search_space(["BM", "BN", "BK", "WM", "WN", "WNITER", "TM", "TN"],
                       [[64, 128, 256], [64, 128, 256], [16, 32], [32, 64, 128], [32, 64, 128], [1, 2, 4], [4, 8], [4]],
                       rules_08, limits_08, threads_08, (128, 128, 16, 64, 32, 2, 4, 4), "tuned/default.flags"),
+    "09": search_space(["BM", "BN", "BK", "WM", "WN"],
+                      [[64, 128, 256], [64, 128, 256], [32, 64], [32, 64, 128], [32, 64, 128]],
+                      rules_09, limits_tc, threads_tc, (128, 128, 32, 64, 32), "the defaults in gemm.cu"),
+    "10": search_space(["BM", "BN", "BK", "WM", "WN", "STAGES"],
+                      [[64, 128, 256], [64, 128, 256], [32, 64], [32, 64, 128], [32, 64, 128], [2, 3, 4, 5]],
+                      rules_10, limits_tc, threads_tc, (128, 128, 32, 64, 32, 3), "the defaults in gemm.cu"),
 }
 
 
@@ -170,8 +211,11 @@ def main():
 
     results = []
     for i, (c, exe) in enumerate(built, 1):
-        p = subprocess.run([exe, "--shapes", CHECK_SHAPES, "--reps", "0", "--alpha", "-1.5", "--beta", "0.5"],
-                           capture_output=True, text=True)
+        for dtype in stepinfo.step_dtypes(ROOT, step):  # tensor-core steps: fp16 and bf16 (timed in fp16)
+            p = subprocess.run([exe, "--shapes", CHECK_SHAPES, "--reps", "0", "--alpha", "-1.5", "--beta", "0.5",
+                                "--dtype", dtype], capture_output=True, text=True)
+            if p.returncode != 0:
+                break
         if p.returncode != 0:
             print(f"[time {i}/{len(built)}] {name(space, c)}: FAILS verification: "
                   + " | ".join(p.stderr.strip().splitlines()[:2]), flush=True)
@@ -197,6 +241,7 @@ def main():
     print(f"\nwinner: {flags(space, best[0])}: {best[1][0]:.0f} GFLOPS at {args.sizes[0]}^3{gain}")
 
     tuned = os.path.join(ROOT, step, "tuned")
+    os.makedirs(tuned, exist_ok=True)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     with open(os.path.join(tuned, f"{gpu}.flags"), "w") as f:
         f.write(f"# scripts/autotune.py on {gpu}, {date}: {len(configs)} legal configurations, {len(results)} passed; "

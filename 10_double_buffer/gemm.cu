@@ -1,0 +1,244 @@
+/*
+ * Step 10: a cp.async pipeline. Step 09's kernel, with the tiles brought in
+ * by cp.async (16 bytes per instruction, global -> shared without passing
+ * through registers) into a ring of STAGES shared-memory stages. While the
+ * warps multiply the tiles of slice k, the copies of slices k + 1 ..
+ * k + STAGES - 1 are in flight; cp.async.commit_group closes the copies of
+ * one slice into a group, and cp.async.wait_group STAGES - 2 waits until
+ * the oldest group has landed. One __syncthreads() per slice then makes the
+ * landed tiles visible to every warp and frees the stage read one slice ago.
+ *
+ *     make step N=10 && ./10_double_buffer/gemm 4096 --dtype fp16 --cublas
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <type_traits>
+
+#include "gemm.h"
+
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef BK
+#define BK 32
+#endif
+#ifndef WM /* a warp's tile of C */
+#define WM 64
+#endif
+#ifndef WN
+#define WN 32
+#endif
+#ifndef STAGES /* shared-memory stages in the ring: STAGES - 1 slices in flight */
+#define STAGES 3
+#endif
+#define MMA_M 16 /* the shape of one mma.sync.m16n8k16 */
+#define MMA_N 8
+#define MMA_K 16
+#define WARPS ((BM / WM) * (BN / WN))
+#define THREADS (WARPS * 32)
+#define M_TILES (WM / MMA_M) /* mma tiles of a warp, down and across */
+#define N_TILES (WN / MMA_N)
+#ifndef PAD
+#define PAD 8 /* elements (16 bytes) of padding per shared-memory row */
+#endif
+#define A_STRIDE (BK + PAD)
+#define B_STRIDE (BN + PAD)
+
+static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles must cover the block tile exactly");
+static_assert(WM % MMA_M == 0, "a warp tile is whole m16 tiles down");
+static_assert(WN % (2 * MMA_N) == 0, "a warp tile is whole pairs of n8 tiles across (one ldmatrix.x4.trans loads two)");
+static_assert(BK % MMA_K == 0, "a K slice is whole k16 steps");
+static_assert(BK % 8 == 0 && BN % 8 == 0, "tiles are copied in 16-byte chunks of 8 elements");
+static_assert((BM * BK / 8) % THREADS == 0 && (BK * BN / 8) % THREADS == 0, "the chunks of a tile divide evenly among the threads");
+static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16-byte stores need 16-byte aligned rows");
+/* -DPAD=0 builds the unpadded layout, to measure what the padding buys (README). */
+static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 == 1),
+              "an odd number of 16-byte units per row: the 8 rows of an 8 x 8 matrix land in 8 different bank groups");
+static_assert(THREADS <= 1024, "a block is at most 1024 threads");
+static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is read");
+#define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
+#define SMEM_BYTES (STAGES * STAGE_ELEMS * 2)
+static_assert(SMEM_BYTES <= 99 * 1024, "the stages must fit the smallest opt-in shared memory of sm_80+ GPUs (99 KB on sm_86/89)");
+
+/* Elements (row, col .. col+7) of a row-major rows x cols matrix into shared memory
+ * at dst; zeros outside the matrix. VEC: one asynchronous 16-byte copy, legal when
+ * cols % 8 == 0 (then a chunk is wholly inside or wholly outside); outside, the
+ * source size is 0 and cp.async writes 16 bytes of zeros without reading (the source
+ * address is then X itself, a valid one). Otherwise plain loads and stores: the
+ * barrier that publishes a stage publishes them as well. */
+template <typename T, bool VEC>
+__device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) {
+    if constexpr (VEC) {
+        const bool inside = row < rows && col < cols;
+        const uint32_t to = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+                     :: "r"(to), "l"(inside ? &X[row * cols + col] : X), "r"(inside ? 16 : 0) : "memory");
+    } else {
+        for (int e = 0; e < 8; e++) dst[e] = row < rows && col + e < cols ? X[row * cols + col + e] : static_cast<T>(0.0f);
+    }
+}
+
+/* Four 8 x 8 matrices of 16-bit elements from shared memory; lane i supplies the address
+ * of row i % 8 of matrix i / 8, and receives two elements of each matrix. .trans hands
+ * out columns instead of rows (B is stored k-major, mma wants it n-major). */
+__device__ void ldmatrix_x4(uint32_t r[4], const void *row) {
+    const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
+}
+__device__ void ldmatrix_x4_trans(uint32_t r[4], const void *row) {
+    const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
+}
+
+/* d = a * b + d for one 16 x 8 tile of C, K = 16; a: 16 x 16 row-major, b: 16 x 8 "col"
+ * (n-major), 2 elements per 32-bit register. */
+template <typename T>
+__device__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+    if constexpr (std::is_same_v<T, __half>)
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* C(row, col), C(row, col + 1) = alpha * acc + beta * C, inside the matrix only; C is not
+ * read when beta == 0. col is even, so with N even the pair is one aligned float2. */
+__device__ void store2(float *C, int M, int N, int row, int col, float acc0, float acc1, float alpha, float beta) {
+    if (row >= M) return;
+    float *c = &C[row * N + col];
+    if (N % 2 == 0 && col + 1 < N) {
+        const float2 old = beta != 0.0f ? *reinterpret_cast<float2 *>(c) : make_float2(0.0f, 0.0f);
+        *reinterpret_cast<float2 *>(c) = make_float2(alpha * acc0 + beta * old.x, alpha * acc1 + beta * old.y);
+        return;
+    }
+    const float v[2] = {acc0, acc1};
+    for (int e = 0; e < 2; e++)
+        if (col + e < N) c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
+}
+
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
+                                                       float beta, float *C) {
+    /* STAGES x (A tile row-major (k contiguous), B tile k-major (n contiguous)), padded;
+     * dynamic shared memory, because three stages pass the 48 KB static limit. */
+    extern __shared__ __align__(16) unsigned char smem[];
+    T *const ring = reinterpret_cast<T *>(smem);
+    /* Tiles are numbered down the columns of C, one block each (as in steps 03-08). */
+    const int tiles_m = ceil_div(M, BM);
+    const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
+
+    /* acc[i][j]: this lane's 4 elements of the warp's 16 x 8 tile (i, j): rows lane / 4 and
+     * lane / 4 + 8, columns lane % 4 * 2 and + 1 (the mma.sync accumulator layout). */
+    float acc[M_TILES][N_TILES][4] = {};
+    /* Issues the copies of slice `slice` into its stage (slice % STAGES) and closes them
+     * into one group; past the end of K the group is empty, so that the count of groups,
+     * and with it wait_group's arithmetic, is the same for every slice. */
+    const int slices = ceil_div(K, BK);
+    auto issue = [&](int slice) {
+        if (slice < slices) {
+            T(*As)[A_STRIDE] = reinterpret_cast<T(*)[A_STRIDE]>(ring + slice % STAGES * STAGE_ELEMS);
+            T(*Bs)[B_STRIDE] = reinterpret_cast<T(*)[B_STRIDE]>(ring + slice % STAGES * STAGE_ELEMS + BM * A_STRIDE);
+            const int k0 = slice * BK;
+#pragma unroll
+            for (int c = threadIdx.x; c < BM * BK / 8; c += THREADS)
+                copy8<T, VEC>(&As[c / (BK / 8)][c % (BK / 8) * 8], A, M, K, row0 + c / (BK / 8), k0 + c % (BK / 8) * 8);
+#pragma unroll
+            for (int c = threadIdx.x; c < BK * BN / 8; c += THREADS)
+                copy8<T, VEC>(&Bs[c / (BN / 8)][c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8), col0 + c % (BN / 8) * 8);
+        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
+    };
+
+    for (int slice = 0; slice < STAGES - 1; slice++) issue(slice); /* the pipeline fills */
+    for (int slice = 0; slice < slices; slice++) {
+        /* Groups committed so far: STAGES - 1 + slice; at most STAGES - 2 may still be in
+         * flight, so slice's group has landed (for this thread's copies) ... */
+        asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
+        /* ... and after the barrier, every thread's; also, every warp is done with the
+         * stage read in the previous iteration, which the next issue refills. */
+        __syncthreads();
+        issue(slice + STAGES - 1);
+        const T(*As)[A_STRIDE] = reinterpret_cast<const T(*)[A_STRIDE]>(ring + slice % STAGES * STAGE_ELEMS);
+        const T(*Bs)[B_STRIDE] = reinterpret_cast<const T(*)[B_STRIDE]>(ring + slice % STAGES * STAGE_ELEMS + BM * A_STRIDE);
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += MMA_K) {
+            uint32_t a[M_TILES][4], b[N_TILES][2];
+            /* A fragment of tile i: lanes 0-15 point at rows 0-15 (k 0-7), lanes 16-31 at the
+             * same rows, k 8-15: the four matrices arrive as mma's a0..a3. */
+#pragma unroll
+            for (int i = 0; i < M_TILES; i++)
+                ldmatrix_x4(a[i], &As[warp_row + i * MMA_M + lane % 16][kk + lane / 16 * 8]);
+            /* B fragments of tiles j and j + 1: lanes 0-15 point at k rows 0-15 of columns
+             * n .. n+7, lanes 16-31 at the same rows of n+8 .. n+15; transposed on the way. */
+#pragma unroll
+            for (int j = 0; j < N_TILES; j += 2) {
+                uint32_t r[4];
+                ldmatrix_x4_trans(r, &Bs[kk + lane % 16][warp_col + j * MMA_N + lane / 16 * 8]);
+                b[j][0] = r[0];
+                b[j][1] = r[1];
+                b[j + 1][0] = r[2];
+                b[j + 1][1] = r[3];
+            }
+#pragma unroll
+            for (int i = 0; i < M_TILES; i++)
+#pragma unroll
+                for (int j = 0; j < N_TILES; j++) mma_16816<T>(acc[i][j], a[i], b[j]);
+        }
+    }
+    asm volatile("cp.async.wait_group 0;" ::: "memory"); /* no copy outlives the block */
+#pragma unroll
+    for (int i = 0; i < M_TILES; i++)
+#pragma unroll
+        for (int j = 0; j < N_TILES; j++) {
+            const int row = row0 + warp_row + i * MMA_M + lane / 4, col = col0 + warp_col + j * MMA_N + lane % 4 * 2;
+            store2(C, M, N, row, col, acc[i][j][0], acc[i][j][1], alpha, beta);
+            store2(C, M, N, row + 8, col, acc[i][j][2], acc[i][j][3], alpha, beta);
+        }
+}
+
+template <typename T>
+static cudaError_t launch_typed(gemm_args *p, bool vec) {
+    dim3 block(THREADS);
+    dim3 grid(ceil_div(p->m, BM) * ceil_div(p->n, BN));
+    /* Above 48 KB of dynamic shared memory a kernel must opt in, once per instantiation. */
+    static bool opted_in = false;
+    if (!opted_in) {
+        cudaError_t err = cudaFuncSetAttribute(gemm_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        if (err == cudaSuccess)
+            err = cudaFuncSetAttribute(gemm_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        if (err != cudaSuccess) return err;
+        opted_in = true;
+    }
+    if (vec)
+        gemm_kernel<T, true><<<grid, block, SMEM_BYTES>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b,
+                                                         p->beta, p->c);
+    else
+        gemm_kernel<T, false><<<grid, block, SMEM_BYTES>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b,
+                                                          p->beta, p->c);
+    return cudaGetLastError();
+}
+
+static cudaError_t launch_gemm(gemm_args *p) {
+    /* 16-byte global loads need 16-byte aligned rows: K and N multiples of 8 elements. */
+    const bool vec = p->k % 8 == 0 && p->n % 8 == 0 && ((size_t)p->a | (size_t)p->b) % 16 == 0;
+    p->path = vec ? "16-byte" : "scalar";
+    return p->dtype == GEMM_F16 ? launch_typed<__half>(p, vec) : launch_typed<__nv_bfloat16>(p, vec);
+}
+
+int main(int argc, char **argv) {
+    static const gemm_step step = {STEP_NAME, GEMM_F16 | GEMM_BF16, launch_gemm};
+    return gemm_main(argc, argv, &step);
+}
