@@ -62,6 +62,9 @@ def uses_shared_memory(step):
 # ---- 1. harness self-tests (CPU) -------------------------------------------
 def selftests():
     print("== harness self-tests (CPU)", flush=True)
+    if not os.path.exists("build/selftest"):
+        record(False, "selftest: build/selftest exists", "not built: run make test (it builds it first)")
+        return
     p = run(["./build/selftest"])
     lines = [l for l in p.stdout.splitlines() if l.startswith(("ok - ", "not ok - "))]
     for line in lines:
