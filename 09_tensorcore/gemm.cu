@@ -1,12 +1,13 @@
 /*
  * Step 09: tensor cores. FP16 or BF16 inputs (--dtype fp16|bf16), FP32
- * accumulation, FP32 C. Step 08's block -> warp structure, with the inner
- * product done by the tensor cores: each warp issues mma.sync.m16n8k16
- * (a 16 x 8 x 16 multiply-add per instruction, 4096 FMAs) through inline PTX,
- * and reads its operand fragments from shared memory with ldmatrix (one
- * instruction loads four 8 x 8 matrices, already distributed the way mma
- * wants them). Rows of the shared tiles are padded by 16 bytes so that the
- * 8 rows an 8 x 8 matrix comes from fall in 8 different bank groups.
+ * accumulation, FP32 C. Step 08's block -> warp structure and its double
+ * buffer, with the inner product done by the tensor cores: each warp issues
+ * mma.sync.m16n8k16 (a 16 x 8 x 16 multiply-add per instruction, 2048 FMAs)
+ * through inline PTX, and reads its operand fragments from shared memory
+ * with ldmatrix (one instruction loads four 8 x 8 matrices, already spread
+ * over the lanes the way mma wants them). Rows of the shared tiles are
+ * padded by 16 bytes so that the 8 rows an 8 x 8 matrix comes from fall in
+ * 8 different bank groups.
  *
  *     make step N=9 && ./09_tensorcore/gemm 4096 --dtype bf16 --cublas
  */
@@ -17,11 +18,11 @@
 
 #include "gemm.h"
 
-#ifndef BM
+#ifndef BM /* the defaults: a 128 x 256 block tile, 8 warps of 64 x 64 */
 #define BM 128
 #endif
 #ifndef BN
-#define BN 128
+#define BN 256
 #endif
 #ifndef BK
 #define BK 32
@@ -30,7 +31,7 @@
 #define WM 64
 #endif
 #ifndef WN
-#define WN 32
+#define WN 64
 #endif
 #define MMA_M 16 /* the shape of one mma.sync.m16n8k16 */
 #define MMA_N 8
@@ -44,6 +45,8 @@
 #endif
 #define A_STRIDE (BK + PAD)
 #define B_STRIDE (BN + PAD)
+#define A_CHUNKS (BM * BK / 8 / THREADS) /* 16-byte chunks of 8 elements each thread copies per slice */
+#define B_CHUNKS (BK * BN / 8 / THREADS)
 
 static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles must cover the block tile exactly");
 static_assert(WM % MMA_M == 0, "a warp tile is whole m16 tiles down");
@@ -56,20 +59,24 @@ static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16
 static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 == 1),
               "an odd number of 16-byte units per row: the 8 rows of an 8 x 8 matrix land in 8 different bank groups");
 static_assert(THREADS <= 1024, "a block is at most 1024 threads");
-static_assert((BM * A_STRIDE + BK * B_STRIDE) * 2 <= 48 * 1024, "static shared memory is limited to 48 KB per block");
+#define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
+#define SMEM_BYTES (2 * STAGE_ELEMS * 2)           /* two stages of 2-byte elements */
+static_assert(SMEM_BYTES <= 99 * 1024, "two stages must fit the smallest opt-in shared memory of sm_80+ GPUs (99 KB on sm_86/89)");
 
-/* Elements (row, col .. col+7) of a row-major rows x cols matrix into shared memory
- * at dst; zeros outside the matrix. VEC: one 16-byte load, legal when cols % 8 == 0
- * (then a chunk is wholly inside or wholly outside). */
+/* Elements (row, col .. col+7) of a row-major rows x cols matrix, as one 16-byte chunk;
+ * zeros outside the matrix. VEC: one 16-byte load, legal when cols % 8 == 0 (then a
+ * chunk is wholly inside or wholly outside). */
 template <typename T, bool VEC>
-__device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) {
+__device__ uint4 load8(const T *X, int rows, int cols, int row, int col) {
+    uint4 v = make_uint4(0, 0, 0, 0);
     if constexpr (VEC) {
-        uint4 v = make_uint4(0, 0, 0, 0);
         if (row < rows && col < cols) v = *reinterpret_cast<const uint4 *>(&X[row * cols + col]);
-        *reinterpret_cast<uint4 *>(dst) = v;
     } else {
-        for (int e = 0; e < 8; e++) dst[e] = row < rows && col + e < cols ? X[row * cols + col + e] : static_cast<T>(0.0f);
+        T *e = reinterpret_cast<T *>(&v);
+        for (int i = 0; i < 8; i++)
+            if (row < rows && col + i < cols) e[i] = X[row * cols + col + i];
     }
+    return v;
 }
 
 /* Four 8 x 8 matrices of 16-bit elements from shared memory; lane i supplies the address
@@ -120,9 +127,10 @@ __device__ void store2(float *C, int M, int N, int row, int col, float acc0, flo
 template <typename T, bool VEC>
 __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
                                                        float beta, float *C) {
-    /* A tile row-major (k contiguous), B tile k-major (n contiguous), both padded. */
-    __shared__ __align__(16) T As[BM][A_STRIDE];
-    __shared__ __align__(16) T Bs[BK][B_STRIDE];
+    /* Two stages of (A tile row-major (k contiguous), B tile k-major (n contiguous)), both
+     * padded; dynamic shared memory, because two stages pass the 48 KB static limit. */
+    extern __shared__ __align__(16) unsigned char smem[];
+    T *const ring = reinterpret_cast<T *>(smem);
     /* Tiles are numbered down the columns of C, one block each (as in steps 03-08). */
     const int tiles_m = ceil_div(M, BM);
     const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
@@ -132,14 +140,45 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     /* acc[i][j]: this lane's 4 elements of the warp's 16 x 8 tile (i, j): rows lane / 4 and
      * lane / 4 + 8, columns lane % 4 * 2 and + 1 (the mma.sync accumulator layout). */
     float acc[M_TILES][N_TILES][4] = {};
-    for (int k0 = 0; k0 < K; k0 += BK) {
+    /* As in step 08, the next slice waits in registers between its global load and its
+     * shared store; chunk c of a tile is row c / (chunks per row), so consecutive threads
+     * read consecutive 16 bytes of a row. */
+    uint4 a_next[A_CHUNKS], b_next[B_CHUNKS];
+    auto fetch = [&](int k0) { /* global -> registers; nothing waits for these loads until deposit() */
 #pragma unroll
-        for (int c = threadIdx.x; c < BM * BK / 8; c += THREADS)
-            copy8<T, VEC>(&As[c / (BK / 8)][c % (BK / 8) * 8], A, M, K, row0 + c / (BK / 8), k0 + c % (BK / 8) * 8);
+        for (int i = 0; i < A_CHUNKS; i++) {
+            const int c = threadIdx.x + i * THREADS;
+            a_next[i] = load8<T, VEC>(A, M, K, row0 + c / (BK / 8), k0 + c % (BK / 8) * 8);
+        }
 #pragma unroll
-        for (int c = threadIdx.x; c < BK * BN / 8; c += THREADS)
-            copy8<T, VEC>(&Bs[c / (BN / 8)][c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8), col0 + c % (BN / 8) * 8);
-        __syncthreads(); /* the tiles are complete before anyone reads them */
+        for (int i = 0; i < B_CHUNKS; i++) {
+            const int c = threadIdx.x + i * THREADS;
+            b_next[i] = load8<T, VEC>(B, K, N, k0 + c / (BN / 8), col0 + c % (BN / 8) * 8);
+        }
+    };
+    auto deposit = [&](int stage) { /* registers -> shared, 16 bytes per store */
+        T *As = ring + stage * STAGE_ELEMS, *Bs = As + BM * A_STRIDE;
+#pragma unroll
+        for (int i = 0; i < A_CHUNKS; i++) {
+            const int c = threadIdx.x + i * THREADS;
+            *reinterpret_cast<uint4 *>(&As[c / (BK / 8) * A_STRIDE + c % (BK / 8) * 8]) = a_next[i];
+        }
+#pragma unroll
+        for (int i = 0; i < B_CHUNKS; i++) {
+            const int c = threadIdx.x + i * THREADS;
+            *reinterpret_cast<uint4 *>(&Bs[c / (BN / 8) * B_STRIDE + c % (BN / 8) * 8]) = b_next[i];
+        }
+    };
+
+    fetch(0);
+    deposit(0);
+    __syncthreads();
+    int stage = 0;
+    for (int k0 = 0; k0 < K; k0 += BK, stage ^= 1) {
+        const bool more = k0 + BK < K;
+        if (more) fetch(k0 + BK); /* in flight during the math below */
+        const T(*As)[A_STRIDE] = reinterpret_cast<const T(*)[A_STRIDE]>(ring + stage * STAGE_ELEMS);
+        const T(*Bs)[B_STRIDE] = reinterpret_cast<const T(*)[B_STRIDE]>(ring + stage * STAGE_ELEMS + BM * A_STRIDE);
 #pragma unroll
         for (int kk = 0; kk < BK; kk += MMA_K) {
             uint32_t a[M_TILES][4], b[N_TILES][2];
@@ -164,7 +203,10 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
 #pragma unroll
                 for (int j = 0; j < N_TILES; j++) mma_16816<T>(acc[i][j], a[i], b[j]);
         }
-        __syncthreads(); /* everyone is done reading before the next slice overwrites them */
+        /* The other stage was last read before the previous barrier, so it can be filled now;
+         * one barrier per slice then orders both this deposit and the next slice's reads. */
+        if (more) deposit(stage ^ 1);
+        __syncthreads();
     }
 #pragma unroll
     for (int i = 0; i < M_TILES; i++)
@@ -177,24 +219,32 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
 }
 
 template <typename T>
-static void launch_typed(gemm_args *p, bool vec) {
+static cudaError_t launch_typed(gemm_args *p, bool vec) {
     dim3 block(THREADS);
     dim3 grid(ceil_div(p->m, BM) * ceil_div(p->n, BN));
+    /* Above 48 KB of dynamic shared memory a kernel must opt in, once per instantiation. */
+    static bool opted_in = false;
+    if (!opted_in) {
+        cudaError_t err = cudaFuncSetAttribute(gemm_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        if (err == cudaSuccess)
+            err = cudaFuncSetAttribute(gemm_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        if (err != cudaSuccess) return err;
+        opted_in = true;
+    }
     if (vec)
-        gemm_kernel<T, true><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
+        gemm_kernel<T, true><<<grid, block, SMEM_BYTES>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b,
+                                                         p->beta, p->c);
     else
-        gemm_kernel<T, false><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
+        gemm_kernel<T, false><<<grid, block, SMEM_BYTES>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b,
+                                                          p->beta, p->c);
+    return cudaGetLastError();
 }
 
 static cudaError_t launch_gemm(gemm_args *p) {
     /* 16-byte global loads need 16-byte aligned rows: K and N multiples of 8 elements. */
     const bool vec = p->k % 8 == 0 && p->n % 8 == 0 && ((size_t)p->a | (size_t)p->b) % 16 == 0;
     p->path = vec ? "16-byte" : "scalar";
-    if (p->dtype == GEMM_F16)
-        launch_typed<__half>(p, vec);
-    else
-        launch_typed<__nv_bfloat16>(p, vec);
-    return cudaGetLastError();
+    return p->dtype == GEMM_F16 ? launch_typed<__half>(p, vec) : launch_typed<__nv_bfloat16>(p, vec);
 }
 
 int main(int argc, char **argv) {

@@ -1,12 +1,13 @@
 /*
  * Step 10: a cp.async pipeline. Step 09's kernel, with the tiles brought in
  * by cp.async (16 bytes per instruction, global -> shared without passing
- * through registers) into a ring of STAGES shared-memory stages. While the
- * warps multiply the tiles of slice k, the copies of slices k + 1 ..
- * k + STAGES - 1 are in flight; cp.async.commit_group closes the copies of
- * one slice into a group, and cp.async.wait_group STAGES - 2 waits until
- * the oldest group has landed. One __syncthreads() per slice then makes the
- * landed tiles visible to every warp and frees the stage read one slice ago.
+ * through registers) into a ring of STAGES shared-memory stages instead of
+ * step 09's two stages fed through registers. While the warps multiply the
+ * tiles of slice k, the copies of slices k + 1 .. k + STAGES - 1 are in
+ * flight; cp.async.commit_group closes the copies of one slice into a group,
+ * and cp.async.wait_group STAGES - 2 waits until the oldest group has
+ * landed. One __syncthreads() per slice then makes the landed tiles visible
+ * to every warp and frees the stage read one slice ago.
  *
  *     make step N=10 && ./10_double_buffer/gemm 4096 --dtype fp16 --cublas
  */
@@ -17,11 +18,11 @@
 
 #include "gemm.h"
 
-#ifndef BM
+#ifndef BM /* the defaults: a 128 x 256 block tile, 8 warps of 64 x 64 */
 #define BM 128
 #endif
 #ifndef BN
-#define BN 128
+#define BN 256
 #endif
 #ifndef BK
 #define BK 32
@@ -30,7 +31,7 @@
 #define WM 64
 #endif
 #ifndef WN
-#define WN 32
+#define WN 64
 #endif
 #ifndef STAGES /* shared-memory stages in the ring: STAGES - 1 slices in flight */
 #define STAGES 3
@@ -47,6 +48,8 @@
 #endif
 #define A_STRIDE (BK + PAD)
 #define B_STRIDE (BN + PAD)
+#define A_CHUNKS (BM * BK / 8 / THREADS) /* 16-byte chunks of 8 elements each thread copies per slice */
+#define B_CHUNKS (BK * BN / 8 / THREADS)
 
 static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles must cover the block tile exactly");
 static_assert(WM % MMA_M == 0, "a warp tile is whole m16 tiles down");
@@ -59,9 +62,9 @@ static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16
 static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 == 1),
               "an odd number of 16-byte units per row: the 8 rows of an 8 x 8 matrix land in 8 different bank groups");
 static_assert(THREADS <= 1024, "a block is at most 1024 threads");
-static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is read");
 #define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
-#define SMEM_BYTES (STAGES * STAGE_ELEMS * 2)
+#define SMEM_BYTES (STAGES * STAGE_ELEMS * 2)      /* STAGES stages of 2-byte elements */
+static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is read");
 static_assert(SMEM_BYTES <= 99 * 1024, "the stages must fit the smallest opt-in shared memory of sm_80+ GPUs (99 KB on sm_86/89)");
 
 /* Elements (row, col .. col+7) of a row-major rows x cols matrix into shared memory
@@ -78,7 +81,7 @@ __device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) 
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
                      :: "r"(to), "l"(inside ? &X[row * cols + col] : X), "r"(inside ? 16 : 0) : "memory");
     } else {
-        for (int e = 0; e < 8; e++) dst[e] = row < rows && col + e < cols ? X[row * cols + col + e] : static_cast<T>(0.0f);
+        for (int i = 0; i < 8; i++) dst[i] = row < rows && col + i < cols ? X[row * cols + col + i] : static_cast<T>(0.0f);
     }
 }
 
@@ -131,7 +134,7 @@ template <typename T, bool VEC>
 __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
                                                        float beta, float *C) {
     /* STAGES x (A tile row-major (k contiguous), B tile k-major (n contiguous)), padded;
-     * dynamic shared memory, because three stages pass the 48 KB static limit. */
+     * dynamic shared memory, because the stages pass the 48 KB static limit. */
     extern __shared__ __align__(16) unsigned char smem[];
     T *const ring = reinterpret_cast<T *>(smem);
     /* Tiles are numbered down the columns of C, one block each (as in steps 03-08). */
@@ -145,19 +148,25 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     float acc[M_TILES][N_TILES][4] = {};
     /* Issues the copies of slice `slice` into its stage (slice % STAGES) and closes them
      * into one group; past the end of K the group is empty, so that the count of groups,
-     * and with it wait_group's arithmetic, is the same for every slice. */
+     * and with it wait_group's arithmetic, is the same for every slice. Chunk c of a tile
+     * is row c / (chunks per row), so consecutive threads read consecutive 16 bytes. */
     const int slices = ceil_div(K, BK);
     auto issue = [&](int slice) {
         if (slice < slices) {
-            T(*As)[A_STRIDE] = reinterpret_cast<T(*)[A_STRIDE]>(ring + slice % STAGES * STAGE_ELEMS);
-            T(*Bs)[B_STRIDE] = reinterpret_cast<T(*)[B_STRIDE]>(ring + slice % STAGES * STAGE_ELEMS + BM * A_STRIDE);
+            T *As = ring + slice % STAGES * STAGE_ELEMS, *Bs = As + BM * A_STRIDE;
             const int k0 = slice * BK;
 #pragma unroll
-            for (int c = threadIdx.x; c < BM * BK / 8; c += THREADS)
-                copy8<T, VEC>(&As[c / (BK / 8)][c % (BK / 8) * 8], A, M, K, row0 + c / (BK / 8), k0 + c % (BK / 8) * 8);
+            for (int i = 0; i < A_CHUNKS; i++) {
+                const int c = threadIdx.x + i * THREADS;
+                copy8<T, VEC>(&As[c / (BK / 8) * A_STRIDE + c % (BK / 8) * 8], A, M, K, row0 + c / (BK / 8),
+                              k0 + c % (BK / 8) * 8);
+            }
 #pragma unroll
-            for (int c = threadIdx.x; c < BK * BN / 8; c += THREADS)
-                copy8<T, VEC>(&Bs[c / (BN / 8)][c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8), col0 + c % (BN / 8) * 8);
+            for (int i = 0; i < B_CHUNKS; i++) {
+                const int c = threadIdx.x + i * THREADS;
+                copy8<T, VEC>(&Bs[c / (BN / 8) * B_STRIDE + c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8),
+                              col0 + c % (BN / 8) * 8);
+            }
         }
         asm volatile("cp.async.commit_group;" ::: "memory");
     };
@@ -168,7 +177,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
          * flight, so slice's group has landed (for this thread's copies) ... */
         asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
         /* ... and after the barrier, every thread's; also, every warp is done with the
-         * stage read in the previous iteration, which the next issue refills. */
+         * stage read in the previous iteration, which this issue refills. */
         __syncthreads();
         issue(slice + STAGES - 1);
         const T(*As)[A_STRIDE] = reinterpret_cast<const T(*)[A_STRIDE]>(ring + slice % STAGES * STAGE_ELEMS);

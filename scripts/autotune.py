@@ -87,16 +87,16 @@ def threads_08(bm, bn, bk, wm, wn, wniter, tm, tn):
 
 def rules_09(bm, bn, bk, wm, wn):
     """The static_asserts of 09_tensorcore/gemm.cu, in the same order, at the shipped PAD = 8."""
-    return rules_tc(bm, bn, bk, wm, wn, stages=1) and (bm * (bk + 8) + bk * (bn + 8)) * 2 <= 48 * 1024
+    return rules_tc(bm, bn, bk, wm, wn) and 2 * (bm * (bk + 8) + bk * (bn + 8)) * 2 <= 99 * 1024
 
 
 def rules_10(bm, bn, bk, wm, wn, stages):
     """The static_asserts of 10_double_buffer/gemm.cu, in the same order, at the shipped PAD = 8."""
-    return (rules_tc(bm, bn, bk, wm, wn, stages) and stages >= 2
+    return (rules_tc(bm, bn, bk, wm, wn) and stages >= 2
             and stages * (bm * (bk + 8) + bk * (bn + 8)) * 2 <= 99 * 1024)
 
 
-def rules_tc(bm, bn, bk, wm, wn, stages):
+def rules_tc(bm, bn, bk, wm, wn):
     """What 09 and 10 share: warp tiles of whole mma tiles, 16-byte copies, odd 16-byte units per padded row."""
     if bm % wm or bn % wn:
         return False
@@ -136,10 +136,10 @@ SPACES = {
                       rules_08, limits_08, threads_08, (128, 128, 16, 64, 32, 2, 4, 4), "tuned/default.flags"),
     "09": search_space(["BM", "BN", "BK", "WM", "WN"],
                       [[64, 128, 256], [64, 128, 256], [32, 64], [32, 64, 128], [32, 64, 128]],
-                      rules_09, limits_tc, threads_tc, (128, 128, 32, 64, 32), "the defaults in gemm.cu"),
+                      rules_09, limits_tc, threads_tc, (128, 256, 32, 64, 64), "tuned/default.flags"),
     "10": search_space(["BM", "BN", "BK", "WM", "WN", "STAGES"],
                       [[64, 128, 256], [64, 128, 256], [32, 64], [32, 64, 128], [32, 64, 128], [2, 3, 4, 5]],
-                      rules_10, limits_tc, threads_tc, (128, 128, 32, 64, 32, 3), "the defaults in gemm.cu"),
+                      rules_10, limits_tc, threads_tc, (128, 256, 32, 64, 64, 3), "tuned/default.flags"),
 }
 
 
