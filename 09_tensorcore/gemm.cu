@@ -33,6 +33,9 @@
 #ifndef WN
 #define WN 64
 #endif
+#ifndef MIN_BLOCKS /* blocks per SM that the register allocation must leave room for */
+#define MIN_BLOCKS 1
+#endif
 #define MMA_M 16 /* the shape of one mma.sync.m16n8k16 */
 #define MMA_N 8
 #define MMA_K 16
@@ -59,6 +62,7 @@ static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16
 static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 == 1),
               "an odd number of 16-byte units per row: the 8 rows of an 8 x 8 matrix land in 8 different bank groups");
 static_assert(THREADS <= 1024, "a block is at most 1024 threads");
+static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at most 2048 threads");
 #define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
 #define SMEM_BYTES (2 * STAGE_ELEMS * 2)           /* two stages of 2-byte elements */
 static_assert(SMEM_BYTES <= 99 * 1024, "two stages must fit the smallest opt-in shared memory of sm_80+ GPUs (99 KB on sm_86/89)");
@@ -125,7 +129,7 @@ __device__ void store2(float *C, int M, int N, int row, int col, float acc0, flo
 }
 
 template <typename T, bool VEC>
-__global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
                                                        float beta, float *C) {
     /* Two stages of (A tile row-major (k contiguous), B tile k-major (n contiguous)), both
      * padded; dynamic shared memory, because two stages pass the 48 KB static limit. */

@@ -14,6 +14,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <type_traits>
 
 #include "gemm.h"
@@ -35,6 +36,9 @@
 #endif
 #ifndef STAGES /* shared-memory stages in the ring: STAGES - 1 slices in flight */
 #define STAGES 3
+#endif
+#ifndef MIN_BLOCKS /* blocks per SM that the register allocation must leave room for */
+#define MIN_BLOCKS 1
 #endif
 #define MMA_M 16 /* the shape of one mma.sync.m16n8k16 */
 #define MMA_N 8
@@ -62,10 +66,13 @@ static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16
 static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 == 1),
               "an odd number of 16-byte units per row: the 8 rows of an 8 x 8 matrix land in 8 different bank groups");
 static_assert(THREADS <= 1024, "a block is at most 1024 threads");
+static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at most 2048 threads");
 #define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
 #define SMEM_BYTES (STAGES * STAGE_ELEMS * 2)      /* STAGES stages of 2-byte elements */
 static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is read");
-static_assert(SMEM_BYTES <= 99 * 1024, "the stages must fit the smallest opt-in shared memory of sm_80+ GPUs (99 KB on sm_86/89)");
+/* A tuned configuration may use more than the 99 KB every sm_80+ GPU allows (the launch
+ * checks this GPU's limit); tuned/default.flags stays within 99 KB, so it runs anywhere. */
+static_assert(SMEM_BYTES <= 227 * 1024, "the stages must fit the largest opt-in shared memory of sm_80+ GPUs (227 KB on sm_90)");
 
 /* Elements (row, col .. col+7) of a row-major rows x cols matrix into shared memory
  * at dst; zeros outside the matrix. VEC: one asynchronous 16-byte copy, legal when
@@ -131,7 +138,7 @@ __device__ void store2(float *C, int M, int N, int row, int col, float acc0, flo
 }
 
 template <typename T, bool VEC>
-__global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
                                                        float beta, float *C) {
     /* STAGES x (A tile row-major (k contiguous), B tile k-major (n contiguous)), padded;
      * dynamic shared memory, because the stages pass the 48 KB static limit. */
@@ -225,6 +232,14 @@ static cudaError_t launch_typed(gemm_args *p, bool vec) {
     /* Above 48 KB of dynamic shared memory a kernel must opt in, once per instantiation. */
     static bool opted_in = false;
     if (!opted_in) {
+        int device = 0, optin = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        if (SMEM_BYTES > optin) {
+            fprintf(stderr, "%s: this build needs %d KB of shared memory per block, this GPU allows %d KB: "
+                            "build it with tuned/default.flags\n", STEP_NAME, SMEM_BYTES / 1024, optin / 1024);
+            return cudaErrorInvalidConfiguration;
+        }
         cudaError_t err = cudaFuncSetAttribute(gemm_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
         if (err == cudaSuccess)
             err = cudaFuncSetAttribute(gemm_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);

@@ -116,10 +116,16 @@ def step_archs(step):
 
 
 def step_configs(step):
-    """A tuned step is checked in every configuration it ships (tuned/*.flags)."""
-    files = sorted(glob.glob(os.path.join(step, "tuned", "*.flags")))
-    return [(os.path.basename(f)[:-6], " ".join(l.strip() for l in open(f) if not l.startswith("#")).split())
-            for f in files] or [("", [])]
+    """A tuned step is checked in every configuration it ships (tuned/*.flags): (name, flags, archs).
+    A GPU's file that names its architecture in its comment, as "(sm_90)", is checked for that one
+    alone (the configuration is built only there); the others for every architecture."""
+    configs = []
+    for f in sorted(glob.glob(os.path.join(step, "tuned", "*.flags"))):
+        text = open(f).read()
+        arch = re.findall(r"\((sm_\d+a?)\)", "".join(l for l in text.splitlines(True) if l.startswith("#")))
+        flags = " ".join(l.strip() for l in text.splitlines() if not l.startswith("#")).split()
+        configs.append((os.path.basename(f)[:-6], flags, arch))
+    return configs or [("", [], [])]
 
 
 def compile_for(step, arch, config=("", [])):
@@ -141,7 +147,7 @@ def compile_for(step, arch, config=("", [])):
 def static_checks():
     print("== static checks (CPU): build for each architecture, spills, PTX", flush=True)
     table = ptx_table()
-    jobs = [(s, a, c) for s in STEPS for a in step_archs(s) for c in step_configs(s)]
+    jobs = [(s, a, c[:2]) for s in STEPS for a in step_archs(s) for c in step_configs(s) if not c[2] or a in c[2]]
     with cf.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         built = list(pool.map(lambda j: compile_for(*j), jobs))
     for (step, arch, config), (p, ptx) in zip(jobs, built):
