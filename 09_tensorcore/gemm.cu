@@ -83,6 +83,16 @@ __device__ uint4 load8(const T *X, int rows, int cols, int row, int col) {
     return v;
 }
 
+/* The A tile's chunk c (8 elements, 16 bytes): its row and its first column, {row, col}.
+ * Row-major order, except when a row is 4 chunks (BK = 32: 5 16-byte units per padded
+ * row): the 8 threads of one 16-byte store phase then take rows r and r + 4 instead of r and
+ * r + 1. Rows 1 apart start 5 units apart, so a phase's 8 units would meet twice in one of
+ * the 8 bank groups (a 2-way conflict); rows 4 apart start 20 units apart and fill all 8. */
+__device__ int2 a_chunk(int c) {
+    if (BK / 8 != 4) return make_int2(c / (BK / 8), c % (BK / 8) * 8);
+    return make_int2(c / 32 * 8 + c % 32 / 8 + c / 4 % 2 * 4, c % 4 * 8);
+}
+
 /* Four 8 x 8 matrices of 16-bit elements from shared memory; lane i supplies the address
  * of row i % 8 of matrix i / 8, and receives two elements of each matrix. .trans hands
  * out columns instead of rows (B is stored k-major, mma wants it n-major). */
@@ -151,8 +161,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
     auto fetch = [&](int k0) { /* global -> registers; nothing waits for these loads until deposit() */
 #pragma unroll
         for (int i = 0; i < A_CHUNKS; i++) {
-            const int c = threadIdx.x + i * THREADS;
-            a_next[i] = load8<T, VEC>(A, M, K, row0 + c / (BK / 8), k0 + c % (BK / 8) * 8);
+            const int2 at = a_chunk(threadIdx.x + i * THREADS);
+            a_next[i] = load8<T, VEC>(A, M, K, row0 + at.x, k0 + at.y);
         }
 #pragma unroll
         for (int i = 0; i < B_CHUNKS; i++) {
@@ -164,8 +174,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
         T *As = ring + stage * STAGE_ELEMS, *Bs = As + BM * A_STRIDE;
 #pragma unroll
         for (int i = 0; i < A_CHUNKS; i++) {
-            const int c = threadIdx.x + i * THREADS;
-            *reinterpret_cast<uint4 *>(&As[c / (BK / 8) * A_STRIDE + c % (BK / 8) * 8]) = a_next[i];
+            const int2 at = a_chunk(threadIdx.x + i * THREADS);
+            *reinterpret_cast<uint4 *>(&As[at.x * A_STRIDE + at.y]) = a_next[i];
         }
 #pragma unroll
         for (int i = 0; i < B_CHUNKS; i++) {

@@ -92,6 +92,16 @@ __device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) 
     }
 }
 
+/* The A tile's chunk c (8 elements, 16 bytes): its row and its first column, {row, col}.
+ * Row-major order, except when a row is 4 chunks (BK = 32: 5 16-byte units per padded
+ * row): the 8 threads of one 16-byte store phase then take rows r and r + 4 instead of r and
+ * r + 1. Rows 1 apart start 5 units apart, so a phase's 8 units would meet twice in one of
+ * the 8 bank groups (a 2-way conflict); rows 4 apart start 20 units apart and fill all 8. */
+__device__ int2 a_chunk(int c) {
+    if (BK / 8 != 4) return make_int2(c / (BK / 8), c % (BK / 8) * 8);
+    return make_int2(c / 32 * 8 + c % 32 / 8 + c / 4 % 2 * 4, c % 4 * 8);
+}
+
 /* Four 8 x 8 matrices of 16-bit elements from shared memory; lane i supplies the address
  * of row i % 8 of matrix i / 8, and receives two elements of each matrix. .trans hands
  * out columns instead of rows (B is stored k-major, mma wants it n-major). */
@@ -164,9 +174,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
             const int k0 = slice * BK;
 #pragma unroll
             for (int i = 0; i < A_CHUNKS; i++) {
-                const int c = threadIdx.x + i * THREADS;
-                copy8<T, VEC>(&As[c / (BK / 8) * A_STRIDE + c % (BK / 8) * 8], A, M, K, row0 + c / (BK / 8),
-                              k0 + c % (BK / 8) * 8);
+                const int2 at = a_chunk(threadIdx.x + i * THREADS);
+                copy8<T, VEC>(&As[at.x * A_STRIDE + at.y], A, M, K, row0 + at.x, k0 + at.y);
             }
 #pragma unroll
             for (int i = 0; i < B_CHUNKS; i++) {
