@@ -74,7 +74,7 @@ template <typename T, bool VEC>
 __device__ uint4 load8(const T *X, int rows, int cols, int row, int col) {
     uint4 v = make_uint4(0, 0, 0, 0);
     if constexpr (VEC) {
-        if (row < rows && col < cols) v = __ldcg(reinterpret_cast<const uint4 *>(&X[row * cols + col]));
+        if (row < rows && col < cols) v = *reinterpret_cast<const uint4 *>(&X[row * cols + col]);
     } else {
         T *e = reinterpret_cast<T *>(&v);
         for (int i = 0; i < 8; i++)
