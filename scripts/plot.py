@@ -42,11 +42,16 @@ def plot_steps(plt, rows, gpu, out):
         ax.annotate(f"{100 * float(r['ratio']):.1f}%", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                     ha="center", va="bottom", fontsize=8, xytext=(0, 2), textcoords="offset points")
     # cuBLAS's level per data type: the median of its runs beside each step of that type.
-    for dtype in sorted({r["dtype"] for r in rows}):
-        level = statistics.median(float(r["cublas_gflops"]) for r in rows if r["dtype"] == dtype) / 1000
+    levels = sorted(((statistics.median(float(r["cublas_gflops"]) for r in rows if r["dtype"] == d) / 1000, d)
+                     for d in {r["dtype"] for r in rows}), reverse=True)
+    above = None  # the level labelled just above its line; a close level below it is labelled under its own
+    for level, dtype in levels:
+        under = above is not None and level > 0.92 * above
         ax.axhline(level, color=colors.get(dtype, "#8172B3"), linestyle="--", linewidth=1)
-        ax.annotate(f"cuBLAS {dtype}: {level:.1f} TFLOPS", (-0.5, level), ha="left", va="bottom", fontsize=8,
-                    color=colors.get(dtype, "#8172B3"), xytext=(2, 2), textcoords="offset points")
+        ax.annotate(f"cuBLAS {dtype}: {level:.1f} TFLOPS", (-0.5, level), ha="left", va="top" if under else "bottom",
+                    fontsize=8, color=colors.get(dtype, "#8172B3"), xytext=(2, -2 if under else 2),
+                    textcoords="offset points")
+        above = None if under else level
     top = max(gflops + [float(r["cublas_gflops"]) / 1000 for r in rows])
     ax.set_ylim(0, 1.12 * top)
     ax.set_xticks(list(x))
@@ -63,29 +68,38 @@ def plot_steps(plt, rows, gpu, out):
 
 
 def plot_sizes(plt, rows, gpu, out):
+    """One panel for FP32 (against cuBLAS SGEMM), one for the tensor-core types (against cublasGemmEx):
+    their scales differ by more than ten times."""
     rows = [r for r in rows if r["run"] == "sweep" and r["m"] == r["n"] == r["k"]]
     if not rows:
         return None
-    series = collections.defaultdict(dict)
-    cublas = collections.defaultdict(dict)
-    for r in rows:
-        n = int(r["m"])
-        series[label(r["step"], r["dtype"])][n] = float(r["gflops"]) / 1000
-        cublas[r["dtype"]].setdefault(n, []).append(float(r["cublas_gflops"]) / 1000)
-    fig, ax = plt.subplots(figsize=(9, 5.5))
-    for name in sorted(series):
-        pts = sorted(series[name].items())
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, linewidth=1.2, label=name)
-    for dtype in sorted(cublas):
-        pts = sorted((n, statistics.median(v)) for n, v in cublas[dtype].items())
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], color="black", linestyle="--", marker="s", markersize=3,
-                linewidth=1.5, label=f"cuBLAS {dtype}")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("M = N = K")
-    ax.set_ylabel("TFLOPS")
-    ax.set_title(f"{gpu}: GFLOPS against size (make sweep)")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    panels = [(title, [r for r in rows if (r["dtype"] == "fp32") == is_fp32])
+              for title, is_fp32 in (("FP32", True), ("FP16 / BF16 in, FP32 accumulate", False))]
+    panels = [p for p in panels if p[1]]
+    fig, axes = plt.subplots(1, len(panels), figsize=(7.5 * len(panels), 5.5), squeeze=False)
+    for ax, (title, panel) in zip(axes[0], panels):
+        series = collections.defaultdict(dict)
+        cublas = collections.defaultdict(dict)
+        for r in panel:
+            n = int(r["m"])
+            series[label(r["step"], r["dtype"])][n] = float(r["gflops"]) / 1000
+            cublas[r["dtype"]].setdefault(n, []).append(float(r["cublas_gflops"]) / 1000)
+        colors = plt.get_cmap("tab10").colors
+        for i, name in enumerate(sorted(series)):
+            pts = sorted(series[name].items())
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, linewidth=1.2, label=name,
+                    color=colors[i % len(colors)], linestyle="-" if i < len(colors) else ":")
+        for dtype, style in zip(sorted(cublas), ("--", "-.", ":")):
+            pts = sorted((n, statistics.median(v)) for n, v in cublas[dtype].items())
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color="black", linestyle=style, marker="s",
+                    markersize=3, linewidth=1.5, label=f"cuBLAS {dtype}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("M = N = K")
+        ax.set_ylabel("TFLOPS")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+    fig.suptitle(f"{gpu}: GFLOPS against size (make sweep)")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
