@@ -56,12 +56,17 @@ build/common/%.o: common/%.c common/host.h common/gemm.h
 # ptxas's resource report (registers, shared memory, spills) is kept next to
 # the binary in NN_name/ptxas.txt.
 TUNED = $(firstword $(wildcard $*/tuned/$(GPU_KEY).flags $*/tuned/default.flags))
+# A step that needs one architecture names it in its header ("BUILD_ARCH: sm_90a", the
+# Hopper steps); it is built for that one whatever GPU is installed, and says so at run time.
+BUILD_ARCH = $(shell sed -n 's/.*BUILD_ARCH: *\(sm_[0-9a-z]*\).*/\1/p' $*/gemm.cu)
+comma := ,
+ARCH_FLAGS = $(if $(BUILD_ARCH),-gencode=arch=compute_$(subst sm_,,$(BUILD_ARCH))$(comma)code=$(BUILD_ARCH),-arch=$(ARCH))
 .SECONDEXPANSION:
 %/gemm: %/gemm.cu common/gemm.h $(COMMON_OBJS) $$(wildcard $$*/tuned/*.flags)
 	@$(if $(TUNED),echo "$* uses $(TUNED): $(shell grep -v '^#' $(TUNED))";) true
-	@$(NVCC) $(NVCCFLAGS) $(if $(TUNED),$(shell grep -v '^#' $(TUNED))) -arch=$(ARCH) -DSTEP_NAME=\"$*\" -Xptxas -v $< $(COMMON_OBJS) -o $@ $(LDLIBS) 2> $*/ptxas.txt \
+	@$(NVCC) $(NVCCFLAGS) $(if $(TUNED),$(shell grep -v '^#' $(TUNED))) $(ARCH_FLAGS) -DSTEP_NAME=\"$*\" -Xptxas -v $< $(COMMON_OBJS) -o $@ $(LDLIBS) 2> $*/ptxas.txt \
 	  || { cat $*/ptxas.txt >&2; rm -f $@; exit 1; }
-	@echo "built $@ ($(ARCH)): $$(grep -o 'Used [0-9]* registers' $*/ptxas.txt | head -n 1),$$(grep -o ' [0-9]* bytes spill stores' $*/ptxas.txt | head -n 1)"
+	@echo "built $@ ($(or $(BUILD_ARCH),$(ARCH))): $$(grep -o 'Used [0-9]* registers' $*/ptxas.txt | head -n 1),$$(grep -o ' [0-9]* bytes spill stores' $*/ptxas.txt | head -n 1)"
 
 build/selftest: tests/selftest.c $(HOST_OBJS) common/host.h common/gemm.h
 	$(CC) $(CFLAGS) $< $(HOST_OBJS) -o $@ -lm
