@@ -184,8 +184,10 @@ def static_checks():
 # take the vector paths with partial tiles.
 SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x129x255,129x127x1000,"
           "255x1000x33,1000x255x127,128x128x1,129x130x3,64x64x5,31x17x7,17x1000x64,1000x17x64,3x4096x100,"
-          "256x257x256,257x256x260,96x100x36,132x68x132,1024x1024x1024,512x768x256,1x3000000x1,3000000x1x1")
-SANITIZER_SHAPES = "1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12"
+          "256x257x256,257x256x260,96x100x36,132x68x132,1024x1024x1024,512x768x256,1x3000000x1,3000000x1x1,"
+          "136x264x72,8x8x8")
+# The last two: multiples of 8 (the 16-byte and TMA paths) with partial tiles in M, N and K.
+SANITIZER_SHAPES = "1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8"
 
 
 def gpu_present():
