@@ -118,6 +118,11 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
     for (int i = 0; i < n; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+/* The wgmma wrappers. After the 64 x N / 128 accumulator registers and the two descriptors
+ * come: scale-d (predicate p, from the constant 1: D = A B + D; 0 would drop D), imm-scale-a
+ * and imm-scale-b (1: no negation), imm-trans-a (0: A is K-major), imm-trans-b (1: B is
+ * MN-major, read transposed). */
+
 /* D(64 x 128) += A(64 x 16) * B(16 x 128): A K-major (no transpose), B MN-major (transposed, imm-trans-b = 1). */
 __device__ __forceinline__ void wgmma_m64n128k16_f16(float d[64], uint64_t desc_a, uint64_t desc_b) {
     asm volatile(
