@@ -7,7 +7,8 @@ instructions each lesson is about.
 Runs cuobjdump -sass on the step's binary (or a cubin), writes the whole
 listing to build/sass/<name>.sass, and prints per kernel how many of these
 it has: FFMA, LDS (32-bit) / LDS.64 / LDS.128, LDG (32-bit) / LDG.E.128,
-STS / STS.128, STG.E.128, HMMA, LDSM, LDGSTS, BAR. The counts are static
+STS / STS.128, STG.E.128, HMMA (mma.sync), LDSM, LDGSTS (cp.async), HGMMA
+(wgmma), UTMALDG (TMA loads), BAR. The counts are static
 (instructions in the code), not executed instructions: an unrolled loop
 shows each copy once. A .sass file is counted as it is (for tests).
 """
@@ -24,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
 FUNCTION = re.compile(r"^\s*Function\s*:\s*(\S+)")
 COLUMNS = ["FFMA", "LDS", "LDS.64", "LDS.128", "LDG", "LDG.E.128", "STS", "STS.128", "STG.E.128", "HMMA", "LDSM",
-           "LDGSTS", "BAR"]
+           "LDGSTS", "HGMMA", "UTMALDG", "BAR"]
 
 
 def classify(op):
@@ -42,7 +43,7 @@ def classify(op):
         return "STS.128" if wide else "STS"
     if base == "STG":
         return "STG.E.128" if wide else None
-    if base in ("HMMA", "LDSM", "LDGSTS", "BAR"):
+    if base in ("HMMA", "LDSM", "LDGSTS", "HGMMA", "UTMALDG", "BAR"):
         return base
     return None
 

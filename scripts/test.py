@@ -51,6 +51,10 @@ def tail(text, lines=6):
 
 ALL_STEPS = sorted(d for d in glob.glob("[0-9][0-9]_*") if os.path.isfile(os.path.join(d, "gemm.cu")))
 STEPS = os.environ.get("STEPS", "").split() or ALL_STEPS
+if set(STEPS) - set(ALL_STEPS):
+    print(f"test.py: STEPS names no step with a gemm.cu: {' '.join(sorted(set(STEPS) - set(ALL_STEPS)))} "
+          f"(steps: {' '.join(ALL_STEPS)})", file=sys.stderr)
+    sys.exit(2)
 
 
 
@@ -303,10 +307,16 @@ def tool_tests():
 
     # The counter itself, on a hand-written listing with known counts.
     p = run([sys.executable, "scripts/sass.py", "tests/data/sample.sass"])
-    rows = {line.split()[0]: line.split()[-13:] for line in p.stdout.splitlines()[1:] if line.strip()}
-    want = {"probe(float": "3 1 0 1 1 1 1 1 1 0 0 0 1".split(), "mma_sm(__half": "0 0 0 0 0 0 0 0 0 2 1 1 0".split()}
-    record(p.returncode == 0 and rows == want, "sass: counts FFMA, LDS widths, LDG/STS/STG.128, HMMA, LDSM, LDGSTS, BAR "
-           "in tests/data/sample.sass", tail(p.stdout + p.stderr))
+    lines = [line for line in p.stdout.splitlines() if line.strip()]
+    header = lines[0].split()[1:] if lines else []
+    rows = {line.split()[0]: dict(zip(header, map(int, line.split()[-len(header):]))) for line in lines[1:]}
+    want = {"probe(float": dict(FFMA=3, LDS=1, **{"LDS.128": 1, "LDG": 1, "LDG.E.128": 1, "STS": 1, "STS.128": 1,
+                                                   "STG.E.128": 1, "BAR": 1}),
+            "mma_sm(__half": dict(HMMA=2, LDSM=1, LDGSTS=1),
+            "wgmma_tma(__half": dict(HGMMA=2, UTMALDG=2)}
+    got = {k: {c: n for c, n in v.items() if n} for k, v in rows.items()}
+    record(p.returncode == 0 and got == want, "sass: counts FFMA, LDS widths, LDG/STS/STG.128, HMMA, LDSM, LDGSTS, "
+           "HGMMA, UTMALDG, BAR in tests/data/sample.sass", tail(p.stdout + p.stderr) + f" got {got}")
     # And on real cuobjdump output, where the toolkit has cuobjdump.
     if not shutil.which("cuobjdump"):
         record(None, "sass: counts a compiled cubin", "cuobjdump is not on PATH (it comes with the full CUDA toolkit)")
@@ -315,7 +325,8 @@ def tool_tests():
     p = run([os.environ.get("NVCC", "nvcc"), "-cubin", "-O3", "-arch=sm_90", "tests/data/sass_probe.cu", "-o", cubin])
     q = run([sys.executable, "scripts/sass.py", cubin, "--out", os.path.join("build", "sass_probe.sass")])
     line = next((l.split() for l in q.stdout.splitlines() if l.startswith("probe")), None)
-    counts = dict(zip(["FFMA", "LDS", "LDS.64", "LDS.128"], [int(x) for x in line[-13:-9]])) if line else {}
+    header = q.stdout.splitlines()[0].split()[1:] if q.stdout.strip() else []
+    counts = dict(zip(header, map(int, line[-len(header):]))) if line and header else {}
     record(p.returncode == 0 and q.returncode == 0 and counts.get("FFMA", 0) >= 1 and counts.get("LDS.128", 0) >= 1,
            "sass: finds FFMA and LDS.128 in a compiled cubin (tests/data/sass_probe.cu)", tail(p.stderr + q.stdout + q.stderr))
 
