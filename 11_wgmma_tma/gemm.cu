@@ -56,6 +56,8 @@ static_assert(BN == 128 || BN == 256, "wgmma's N: 128 or 256 here (the wrappers 
 static_assert(BK * 2 == 128, "an A tile row is exactly one 128-byte swizzle row: the descriptors below assume it");
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
               "every tile starts on 1024 bytes: the 128-byte swizzle pattern repeats every 8 rows of 128 bytes");
+static_assert(BM <= 256 && BK <= 256, "a TMA box is at most 256 elements along each dimension (A's box is BK x BM)");
+static_assert(STAGE_BYTES < (1 << 20), "an mbarrier's transaction count holds less than 2^20 bytes per phase");
 static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
 static_assert(SMEM_BYTES <= 227 * 1024, "the ring must fit sm_90's 227 KB of shared memory per block");
 static_assert(BN / 2 <= 128, "accumulators per thread: a 64 x BN wgmma tile is BN / 2 floats per thread");
