@@ -87,14 +87,13 @@ def threads_08(bm, bn, bk, wm, wn, wniter, tm, tn):
 
 def rules_09(bm, bn, bk, wm, wn, min_blocks):
     """The static_asserts of 09_tensorcore/gemm.cu, in the same order, at the shipped PAD = 8."""
-    return (rules_tc(bm, bn, bk, wm, wn, min_blocks)
-            and 2 * (bm * (bk + 8) + bk * (bn + 8)) * 2 <= 99 * 1024)
+    return rules_tc(bm, bn, bk, wm, wn, min_blocks) and 2 * stage_bytes_tc(bm, bn, bk) <= 99 * 1024
 
 
 def rules_10(bm, bn, bk, wm, wn, stages, min_blocks):
     """The static_asserts of 10_double_buffer/gemm.cu, in the same order, at the shipped PAD = 8."""
     return (rules_tc(bm, bn, bk, wm, wn, min_blocks) and stages >= 2
-            and stages * (bm * (bk + 8) + bk * (bn + 8)) * 2 <= 227 * 1024)
+            and stages * stage_bytes_tc(bm, bn, bk) <= 227 * 1024)
 
 
 def rules_tc(bm, bn, bk, wm, wn, min_blocks):
@@ -109,6 +108,11 @@ def rules_tc(bm, bn, bk, wm, wn, min_blocks):
             and (bk + 8) * 2 // 16 % 2 == 1 and (bn + 8) * 2 // 16 % 2 == 1
             and threads <= 1024
             and min_blocks >= 1 and threads * min_blocks <= 2048)
+
+
+def stage_bytes_tc(bm, bn, bk):
+    """One shared-memory stage of 09/10: an A tile and a B tile of 2-byte elements, rows padded by 8."""
+    return (bm * (bk + 8) + bk * (bn + 8)) * 2
 
 
 def limits_tc(bm, bn, bk, wm, wn, *rest):

@@ -132,7 +132,7 @@ def main():
                     cmd.append("--no-check")
                 p = subprocess.run(cmd, capture_output=True, text=True)
                 got = list(csv.DictReader(io.StringIO(p.stdout)))
-                if p.returncode == 3:  # a Hopper step on another GPU: it says so, nothing to record
+                if p.returncode == stepinfo.EXIT_NEEDS_ARCH:  # a Hopper step on another GPU: it says so, nothing to record
                     print(f"{step:<20} {dtype:<5} {m}x{n}x{k}: skipped: " + p.stderr.strip(), flush=True)
                     continue
                 if p.returncode != 0 or not got:

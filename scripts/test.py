@@ -59,10 +59,6 @@ if set(STEPS) - set(ALL_STEPS):
 
 
 
-# What a step that needs another GPU architecture exits with (the Hopper steps, on other GPUs).
-EXIT_NEEDS_ARCH = 3
-
-
 def uses_shared_memory(step):
     return "__shared__" in open(os.path.join(step, "gemm.cu")).read()
 
@@ -208,7 +204,7 @@ def gpu_tests():
     for step in STEPS:
         exe = os.path.join(step, "gemm")
         p = run([exe, "1", "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
-        if p.returncode == EXIT_NEEDS_ARCH:  # a Hopper step on another GPU
+        if p.returncode == stepinfo.EXIT_NEEDS_ARCH:  # a Hopper step on another GPU
             record(None, f"{step}: GPU tests", "skipped: " + tail(p.stderr))
             continue
         for dtype in stepinfo.step_dtypes(ROOT, step):
