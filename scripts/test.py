@@ -185,9 +185,11 @@ def static_checks():
 SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x129x255,129x127x1000,"
           "255x1000x33,1000x255x127,128x128x1,129x130x3,64x64x5,31x17x7,17x1000x64,1000x17x64,3x4096x100,"
           "256x257x256,257x256x260,96x100x36,132x68x132,1024x1024x1024,512x768x256,1x3000000x1,3000000x1x1,"
-          "136x264x72,8x8x8")
-# The last two: multiples of 8 (the 16-byte and TMA paths) with partial tiles in M, N and K.
-SANITIZER_SHAPES = "1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8"
+          "136x264x72,8x8x8,2056x2056x136,17000x8x8")
+# 136x264x72 and 8x8x8: multiples of 8 (the 16-byte and TMA paths) with partial tiles in M, N and K.
+# 2056x2056x136 and 17000x8x8: more output tiles than an H200 has SMs (153 and 133 tiles of 128 x 256),
+# so that each block of step 12's persistent grid takes several, and strips of tile rows end early.
+SANITIZER_SHAPES = "1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8,17000x8x8"
 
 
 def gpu_present():
@@ -321,7 +323,7 @@ def tool_tests():
     p = run([os.environ.get("NVCC", "nvcc"), "-cubin", "-O3", "-arch=sm_90", "tests/data/sass_probe.cu", "-o", cubin])
     q = run([sys.executable, "scripts/sass.py", cubin, "--out", os.path.join("build", "sass_probe.sass")])
     line = next((l.split() for l in q.stdout.splitlines() if l.startswith("probe")), None)
-    header = q.stdout.splitlines()[0].split()[1:] if q.stdout.strip() else []
+    header = next((l.split()[1:] for l in q.stdout.splitlines() if l.startswith("kernel")), [])
     counts = dict(zip(header, map(int, line[-len(header):]))) if line and header else {}
     record(p.returncode == 0 and q.returncode == 0 and counts.get("FFMA", 0) >= 1 and counts.get("LDS.128", 0) >= 1,
            "sass: finds FFMA and LDS.128 in a compiled cubin (tests/data/sass_probe.cu)", tail(p.stderr + q.stdout + q.stderr))
