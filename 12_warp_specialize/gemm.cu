@@ -64,6 +64,9 @@ static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0 && PROD
               CONSUMER_REGISTERS <= 256, "setmaxnreg takes multiples of 8 from 24 to 256");
 static_assert(128 * (PRODUCER_REGISTERS + WARPGROUPS * CONSUMER_REGISTERS) <= 65536,
               "after reallocation the block still fits the SM's 64 K registers");
+static_assert(65536 / THREADS / 8 * 8 <= CONSUMER_REGISTERS,
+              "__launch_bounds__(THREADS, 1) caps the allocation at 65536 / THREADS registers (a multiple of 8): "
+              "setmaxnreg.inc may only raise a warpgroup's count, never lower it");
 static_assert(GROUP_M >= 1, "a strip is at least one tile row");
 
 static __device__ __forceinline__ uint32_t smem_u32(const void *p) {
