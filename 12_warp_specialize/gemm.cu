@@ -341,6 +341,8 @@ static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int co
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+static int sm_count = 0; /* this GPU's SMs, read with its properties at the first launch */
+
 template <typename T>
 static cudaError_t launch_typed(gemm_args *p) {
     const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
@@ -356,15 +358,8 @@ static cudaError_t launch_typed(gemm_args *p) {
         made = *p;
     }
     /* Persistent: one block per SM (fewer when there are fewer tiles). */
-    static int sms = 0;
-    if (!sms) {
-        int device = 0;
-        cudaError_t err = cudaGetDevice(&device);
-        if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        if (err != cudaSuccess) return err;
-    }
     const int tiles = ceil_div(p->m, BM) * ceil_div(p->n, BN);
-    dim3 grid(tiles < sms ? tiles : sms);
+    dim3 grid(tiles < sm_count ? tiles : sm_count);
     gemm_kernel<T><<<grid, THREADS, SMEM_BYTES>>>(map_a, map_b, p->m, p->n, p->k, p->alpha, p->beta, p->c);
     return cudaGetLastError();
 }
@@ -393,6 +388,7 @@ static cudaError_t launch_gemm(gemm_args *p) {
                     prop.major, prop.minor);
             exit(EXIT_NEEDS_SM90);
         }
+        sm_count = prop.multiProcessorCount;
         checked = 1;
     }
     /* TMA needs 16-byte aligned rows (K and N multiples of 8) and 16-byte aligned bases. */
