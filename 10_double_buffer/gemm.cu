@@ -1,13 +1,20 @@
 /*
- * Step 10: a cp.async pipeline. Step 09's kernel, with the tiles brought in
- * by cp.async (16 bytes per instruction, global -> shared without passing
- * through registers) into a ring of STAGES shared-memory stages instead of
- * step 09's two stages fed through registers. While the warps multiply the
- * tiles of slice k, the copies of slices k + 1 .. k + STAGES - 1 are in
- * flight; cp.async.commit_group closes the copies of one slice into a group,
- * and cp.async.wait_group STAGES - 2 waits until the oldest group has
- * landed. One __syncthreads() per slice then makes the landed tiles visible
- * to every warp and frees the stage read one slice ago.
+ * Step 10: a cp.async pipeline. Step 09's tensor-core math, with the tiles
+ * brought in by cp.async (16 bytes per instruction, global -> shared without
+ * passing through registers) into a ring of STAGES shared-memory stages, and
+ * the warps of a block split into two roles so that the copies never stall
+ * the math:
+ * - producer warps only copy. Each commits the copies of one K slice as a
+ *   cp.async group; cp.async.wait_group STAGES - 2 then tells it which older
+ *   slice has landed, and it announces that slice on the stage's "full"
+ *   mbarrier. Before refilling a stage it waits on the stage's "empty"
+ *   mbarrier.
+ * - consumer warps only multiply (step 09's ldmatrix + mma.sync). Each waits
+ *   for a full stage, reads it, and arrives on its empty mbarrier as soon as
+ *   the last fragments are in registers.
+ * No __syncthreads() runs in the K loop: warps meet only at the mbarriers of
+ * the stage they need, so up to STAGES - 1 slices are in flight while a
+ * slice is multiplied.
  *
  *     make step N=10 && ./10_double_buffer/gemm 4096 --dtype fp16 --cublas
  */
@@ -19,11 +26,11 @@
 
 #include "gemm.h"
 
-#ifndef BM /* the defaults: a 128 x 256 block tile, 8 warps of 64 x 64 */
+#ifndef BM /* the defaults (tuned/default.flags): a 128 x 128 block tile, 4 consumer warps of 64 x 64 */
 #define BM 128
 #endif
 #ifndef BN
-#define BN 256
+#define BN 128
 #endif
 #ifndef BK
 #define BK 32
@@ -34,8 +41,11 @@
 #ifndef WN
 #define WN 64
 #endif
-#ifndef STAGES /* shared-memory stages in the ring: STAGES - 1 slices in flight */
+#ifndef STAGES /* shared-memory stages in the ring */
 #define STAGES 3
+#endif
+#ifndef PRODUCER_WARPS /* warps that only copy */
+#define PRODUCER_WARPS 4
 #endif
 #ifndef MIN_BLOCKS /* blocks per SM that the register allocation must leave room for */
 #define MIN_BLOCKS 1
@@ -43,8 +53,9 @@
 #define MMA_M 16 /* the shape of one mma.sync.m16n8k16 */
 #define MMA_N 8
 #define MMA_K 16
-#define WARPS ((BM / WM) * (BN / WN))
-#define THREADS (WARPS * 32)
+#define CONSUMER_WARPS ((BM / WM) * (BN / WN)) /* one per warp tile; they only multiply */
+#define PRODUCER_THREADS (PRODUCER_WARPS * 32)
+#define THREADS ((CONSUMER_WARPS + PRODUCER_WARPS) * 32)
 #define M_TILES (WM / MMA_M) /* mma tiles of a warp, down and across */
 #define N_TILES (WN / MMA_N)
 #ifndef PAD
@@ -52,15 +63,17 @@
 #endif
 #define A_STRIDE (BK + PAD)
 #define B_STRIDE (BN + PAD)
-#define A_CHUNKS (BM * BK / 8 / THREADS) /* 16-byte chunks of 8 elements each thread copies per slice */
-#define B_CHUNKS (BK * BN / 8 / THREADS)
+#define A_CHUNKS (BM * BK / 8 / PRODUCER_THREADS) /* 16-byte chunks of 8 elements each producer thread copies per slice */
+#define B_CHUNKS (BK * BN / 8 / PRODUCER_THREADS)
 
 static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles must cover the block tile exactly");
 static_assert(WM % MMA_M == 0, "a warp tile is whole m16 tiles down");
 static_assert(WN % (2 * MMA_N) == 0, "a warp tile is whole pairs of n8 tiles across (one ldmatrix.x4.trans loads two)");
 static_assert(BK % MMA_K == 0, "a K slice is whole k16 steps");
 static_assert(BK % 8 == 0 && BN % 8 == 0, "tiles are copied in 16-byte chunks of 8 elements");
-static_assert((BM * BK / 8) % THREADS == 0 && (BK * BN / 8) % THREADS == 0, "the chunks of a tile divide evenly among the threads");
+static_assert(PRODUCER_WARPS >= 1, "someone has to copy");
+static_assert((BM * BK / 8) % PRODUCER_THREADS == 0 && (BK * BN / 8) % PRODUCER_THREADS == 0,
+              "the chunks of a tile divide evenly among the producer threads");
 static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16-byte stores need 16-byte aligned rows");
 /* -DPAD=0 builds the unpadded layout, to measure what the padding buys (README). */
 static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 == 1),
@@ -68,7 +81,8 @@ static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 =
 static_assert(THREADS <= 1024, "a block is at most 1024 threads");
 static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at most 2048 threads");
 #define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
-#define SMEM_BYTES (STAGES * STAGE_ELEMS * 2)      /* STAGES stages of 2-byte elements */
+#define RING_BYTES (STAGES * STAGE_ELEMS * 2)      /* STAGES stages of 2-byte elements */
+#define SMEM_BYTES (RING_BYTES + 2 * STAGES * 8)   /* then a full and an empty mbarrier (8 bytes) per stage */
 static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is read");
 /* A tuned configuration may use more than the 99 KB every sm_80+ GPU allows (the launch
  * checks this GPU's limit); tuned/default.flags stays within 99 KB, so it runs anywhere. */
@@ -80,7 +94,7 @@ static_assert(SMEM_BYTES <= 227 * 1024, "the stages must fit the largest opt-in 
  * source size is 0 and cp.async writes 16 bytes of zeros without reading (the source
  * address is then X itself, a valid one). .ca, not .cg: on the H200 the copies that
  * pass through L1 cost L2 a third fewer sector reads (README). Otherwise plain loads
- * and stores: the barrier that publishes a stage publishes them as well. */
+ * and stores: the mbarrier arrival that publishes a stage publishes them as well. */
 template <typename T, bool VEC>
 __device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) {
     if constexpr (VEC) {
@@ -148,57 +162,113 @@ __device__ void store2(float *C, int M, int N, int row, int col, float acc0, flo
         if (col + e < N) c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
 }
 
+/* ---- mbarriers (sm_80+): a 64-bit word in shared memory that counts arrivals. A phase
+ * completes when the expected number of threads have arrived; then the count resets and the
+ * phase parity flips. Arriving releases the arriving thread's earlier memory accesses, and a
+ * wait that sees the phase complete acquires them. */
+__device__ uint32_t smem_u32(const void *p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+__device__ void mbar_init(uint64_t *bar, int arrivals) {
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrivals) : "memory");
+}
+__device__ void mbar_arrive(uint64_t *bar) {
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}" ::"r"(smem_u32(bar)) : "memory");
+}
+/* Returns once the phase with parity `phase` has completed. try_wait (sm_90) may let the warp
+ * sleep a little inside the instruction; test_wait (sm_80) only looks. */
+__device__ void mbar_wait(uint64_t *bar, uint32_t phase) {
+    uint32_t done;
+    do {
+#if __CUDA_ARCH__ >= 900
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done) : "r"(smem_u32(bar)), "r"(phase) : "memory");
+#else
+        asm volatile("{\n.reg .pred p;\nmbarrier.test_wait.parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done) : "r"(smem_u32(bar)), "r"(phase) : "memory");
+#endif
+    } while (!done);
+}
+
+/* A position in the ring: which stage, and the parity of that stage's current phase. */
+struct ring_pos {
+    int stage;
+    uint32_t phase;
+};
+__device__ ring_pos advance(ring_pos p) {
+    return p.stage + 1 == STAGES ? ring_pos{0, p.phase ^ 1u} : ring_pos{p.stage + 1, p.phase};
+}
+
 template <typename T, bool VEC>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
                                                        float beta, float *C) {
-    /* STAGES x (A tile row-major (k contiguous), B tile k-major (n contiguous)), padded;
-     * dynamic shared memory, because the stages pass the 48 KB static limit. */
+    /* STAGES x (A tile row-major (k contiguous), B tile k-major (n contiguous)), padded, then
+     * the mbarriers; dynamic shared memory, because the stages pass the 48 KB static limit. */
     extern __shared__ __align__(16) unsigned char smem[];
     T *const ring = reinterpret_cast<T *>(smem);
-    /* Tiles are numbered down the columns of C, one block each (as in steps 03-08). */
+    uint64_t *const full = reinterpret_cast<uint64_t *>(smem + RING_BYTES), *const empty = full + STAGES;
+    /* Tiles are numbered down the columns of C, one block each (as in steps 03-09). */
     const int tiles_m = ceil_div(M, BM);
     const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
-
-    /* acc[i][j]: this lane's 4 elements of the warp's 16 x 8 tile (i, j): rows lane / 4 and
-     * lane / 4 + 8, columns lane % 4 * 2 and + 1 (the mma.sync accumulator layout). */
-    float acc[M_TILES][N_TILES][4] = {};
-    /* Issues the copies of slice `slice` into its stage (slice % STAGES) and closes them
-     * into one group; past the end of K the group is empty, so that the count of groups,
-     * and with it wait_group's arithmetic, is the same for every slice. Chunk c of a tile
-     * is row c / (chunks per row), so consecutive threads read consecutive 16 bytes. */
     const int slices = ceil_div(K, BK);
-    auto issue = [&](int slice) {
-        if (slice < slices) {
-            T *As = ring + slice % STAGES * STAGE_ELEMS, *Bs = As + BM * A_STRIDE;
+    if (threadIdx.x == 0)
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(&full[s], PRODUCER_THREADS); /* each producer thread, once its copies have landed */
+            mbar_init(&empty[s], CONSUMER_WARPS);  /* one lane per consumer warp, once it has read the stage */
+        }
+    __syncthreads(); /* the only block-wide barrier: from here on the roles meet at mbarriers */
+
+    if (warp >= CONSUMER_WARPS) {
+        /* Producer. Iteration `slice` first announces the slice that wait_group shows landed,
+         * STAGES - 1 behind (before waiting for a free stage, so that the consumers never wait
+         * for a producer that waits for them), then refills the stage read STAGES slices ago.
+         * The first pass round the ring waits for "phase 1 of a fresh barrier", which returns
+         * at once: every stage starts free. */
+        const int t = threadIdx.x - CONSUMER_WARPS * 32;
+        ring_pos fill = {0, 0}, landed = {0, 0};
+        for (int slice = 0; slice < slices; slice++) {
+            if (slice >= STAGES - 1) {
+                /* Groups committed: slices 0 .. slice - 1; all but the newest STAGES - 2 have landed. */
+                asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
+                mbar_arrive(&full[landed.stage]);
+                landed = advance(landed);
+            }
+            mbar_wait(&empty[fill.stage], fill.phase ^ 1u);
+            T *As = ring + fill.stage * STAGE_ELEMS, *Bs = As + BM * A_STRIDE;
             const int k0 = slice * BK;
+            /* Chunk c of a tile is row c / (chunks per row): consecutive threads copy consecutive 16 bytes. */
 #pragma unroll
             for (int i = 0; i < A_CHUNKS; i++) {
-                const int2 at = a_chunk(threadIdx.x + i * THREADS);
+                const int2 at = a_chunk(t + i * PRODUCER_THREADS);
                 copy8<T, VEC>(&As[at.x * A_STRIDE + at.y], A, M, K, row0 + at.x, k0 + at.y);
             }
 #pragma unroll
             for (int i = 0; i < B_CHUNKS; i++) {
-                const int c = threadIdx.x + i * THREADS;
+                const int c = t + i * PRODUCER_THREADS;
                 copy8<T, VEC>(&Bs[c / (BN / 8) * B_STRIDE + c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8),
                               col0 + c % (BN / 8) * 8);
             }
+            asm volatile("cp.async.commit_group;" ::: "memory");
+            fill = advance(fill);
         }
-        asm volatile("cp.async.commit_group;" ::: "memory");
-    };
+        /* The last STAGES - 1 slices (or all, when K is shorter): wait for everything. */
+        asm volatile("cp.async.wait_group 0;" ::: "memory");
+        for (int slice = slices > STAGES - 1 ? slices - (STAGES - 1) : 0; slice < slices; slice++) {
+            mbar_arrive(&full[landed.stage]);
+            landed = advance(landed);
+        }
+        return;
+    }
 
-    for (int slice = 0; slice < STAGES - 1; slice++) issue(slice); /* the pipeline fills */
+    /* Consumer: warp `warp` computes one WM x WN tile of C. acc[i][j]: this lane's 4 elements
+     * of the warp's 16 x 8 tile (i, j): rows lane / 4 and lane / 4 + 8, columns lane % 4 * 2
+     * and + 1 (the mma.sync accumulator layout). */
+    const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
+    float acc[M_TILES][N_TILES][4] = {};
+    ring_pos pos = {0, 0};
     for (int slice = 0; slice < slices; slice++) {
-        /* Groups committed so far: STAGES - 1 + slice; at most STAGES - 2 may still be in
-         * flight, so slice's group has landed (for this thread's copies) ... */
-        asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
-        /* ... and after the barrier, every thread's; also, every warp is done with the
-         * stage read in the previous iteration, which this issue refills. */
-        __syncthreads();
-        issue(slice + STAGES - 1);
-        const T(*As)[A_STRIDE] = reinterpret_cast<const T(*)[A_STRIDE]>(ring + slice % STAGES * STAGE_ELEMS);
-        const T(*Bs)[B_STRIDE] = reinterpret_cast<const T(*)[B_STRIDE]>(ring + slice % STAGES * STAGE_ELEMS + BM * A_STRIDE);
+        mbar_wait(&full[pos.stage], pos.phase); /* every producer thread's copies of this slice have landed */
+        const T(*As)[A_STRIDE] = reinterpret_cast<const T(*)[A_STRIDE]>(ring + pos.stage * STAGE_ELEMS);
+        const T(*Bs)[B_STRIDE] = reinterpret_cast<const T(*)[B_STRIDE]>(ring + pos.stage * STAGE_ELEMS + BM * A_STRIDE);
 #pragma unroll
         for (int kk = 0; kk < BK; kk += MMA_K) {
             uint32_t a[M_TILES][4], b[N_TILES][2];
@@ -218,13 +288,19 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
                 b[j + 1][0] = r[2];
                 b[j + 1][1] = r[3];
             }
+            if (kk + MMA_K == BK) {
+                /* The slice's last fragments are in registers: the stage is free for the producers
+                 * while its last mma instructions run (syncwarp: every lane has read). */
+                __syncwarp();
+                if (lane == 0) mbar_arrive(&empty[pos.stage]);
+            }
 #pragma unroll
             for (int i = 0; i < M_TILES; i++)
 #pragma unroll
                 for (int j = 0; j < N_TILES; j++) mma_16816<T>(acc[i][j], a[i], b[j]);
         }
+        pos = advance(pos);
     }
-    asm volatile("cp.async.wait_group 0;" ::: "memory"); /* no copy outlives the block */
 #pragma unroll
     for (int i = 0; i < M_TILES; i++)
 #pragma unroll

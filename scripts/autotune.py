@@ -90,14 +90,36 @@ def rules_09(bm, bn, bk, wm, wn, min_blocks):
     return rules_tc(bm, bn, bk, wm, wn, min_blocks) and 2 * stage_bytes_tc(bm, bn, bk) <= 99 * 1024
 
 
-def rules_10(bm, bn, bk, wm, wn, stages, min_blocks):
+def rules_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
     """The static_asserts of 10_double_buffer/gemm.cu, in the same order, at the shipped PAD = 8."""
-    return (rules_tc(bm, bn, bk, wm, wn, min_blocks) and stages >= 2
-            and stages * stage_bytes_tc(bm, bn, bk) <= 227 * 1024)
+    if bm % wm or bn % wn or producer_warps < 1:
+        return False
+    producer_threads, threads = producer_warps * 32, threads_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks)
+    return (wm % 16 == 0 and wn % 16 == 0 and bk % 16 == 0
+            and bk % 8 == 0 and bn % 8 == 0
+            and (bm * bk // 8) % producer_threads == 0 and (bk * bn // 8) % producer_threads == 0
+            and (bk + 8) * 2 % 16 == 0 and (bn + 8) * 2 % 16 == 0
+            and (bk + 8) * 2 // 16 % 2 == 1 and (bn + 8) * 2 // 16 % 2 == 1
+            and threads <= 1024
+            and min_blocks >= 1 and threads * min_blocks <= 2048
+            and stages >= 2
+            and stages * stage_bytes_tc(bm, bn, bk) + 2 * stages * 8 <= 227 * 1024)
+
+
+def limits_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
+    """The search's own limits: 4 or 8 consumer warps, at most 128 accumulators per thread (more
+    spills), two blocks per SM only with at most 64 accumulators (the registers that leaves)."""
+    consumers, accumulators = (bm // wm) * (bn // wn), wm * wn // 32
+    return consumers in (4, 8) and accumulators <= 128 and (min_blocks == 1 or accumulators <= 64)
+
+
+def threads_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
+    """Consumer warps (one per warp tile) and producer warps."""
+    return ((bm // wm) * (bn // wn) + producer_warps) * 32
 
 
 def rules_tc(bm, bn, bk, wm, wn, min_blocks):
-    """What 09 and 10 share: warp tiles of whole mma tiles, 16-byte copies, odd 16-byte units per padded row."""
+    """09's rules: warp tiles of whole mma tiles, 16-byte copies, odd 16-byte units per padded row."""
     if bm % wm or bn % wn:
         return False
     threads = threads_tc(bm, bn, bk, wm, wn)
@@ -148,9 +170,9 @@ SPACES = {
                       [[64, 128, 256], [64, 128, 256], [32, 64], [32, 64, 128], [32, 64, 128], [1, 2]],
                       rules_09, limits_tc, threads_tc, (128, 256, 32, 64, 64, 1), "tuned/default.flags"),
     # Sizes of 64 and five stages never came near the top in the first search (notes/h200-autotune-10-*.log).
-    "10": search_space(["BM", "BN", "BK", "WM", "WN", "STAGES", "MIN_BLOCKS"],
-                      [[128, 256], [128, 256], [32, 64], [32, 64, 128], [32, 64, 128], [2, 3, 4], [1, 2]],
-                      rules_10, limits_tc, threads_tc, (128, 256, 32, 64, 64, 3, 1), "tuned/default.flags"),
+    "10": search_space(["BM", "BN", "BK", "WM", "WN", "STAGES", "PRODUCER_WARPS", "MIN_BLOCKS"],
+                      [[128, 256], [128, 256], [32, 64], [32, 64, 128], [32, 64, 128], [2, 3, 4], [2, 4], [1, 2]],
+                      rules_10, limits_10, threads_10, (128, 128, 32, 64, 64, 3, 4, 1), "tuned/default.flags"),
 }
 
 
