@@ -212,8 +212,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
     const int slices = ceil_div(K, BK);
     if (threadIdx.x == 0)
         for (int s = 0; s < STAGES; s++) {
-            mbar_init(&full[s], PRODUCER_THREADS); /* each producer thread, once its copies have landed */
-            mbar_init(&empty[s], CONSUMER_WARPS);  /* one lane per consumer warp, once it has read the stage */
+            mbar_init(&full[s], PRODUCER_THREADS);     /* each producer thread, once its copies have landed */
+            mbar_init(&empty[s], CONSUMER_WARPS * 32); /* each consumer thread, once it has read the stage */
         }
     __syncthreads(); /* the only block-wide barrier: from here on the roles meet at mbarriers */
 
@@ -290,9 +290,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
             }
             if (kk + MMA_K == BK) {
                 /* The slice's last fragments are in registers: the stage is free for the producers
-                 * while its last mma instructions run (syncwarp: every lane has read). */
-                __syncwarp();
-                if (lane == 0) mbar_arrive(&empty[pos.stage]);
+                 * while its last mma instructions run. */
+                mbar_arrive(&empty[pos.stage]);
             }
 #pragma unroll
             for (int i = 0; i < M_TILES; i++)
