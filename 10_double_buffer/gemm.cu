@@ -176,16 +176,17 @@ __device__ void mbar_arrive(uint64_t *bar) {
 /* Returns once the phase with parity `phase` has completed. try_wait (sm_90) may let the warp
  * sleep a little inside the instruction; test_wait (sm_80) only looks. */
 __device__ void mbar_wait(uint64_t *bar, uint32_t phase) {
+#if __CUDA_ARCH__ >= 900
+#define MBAR_TEST "try_wait"
+#else
+#define MBAR_TEST "test_wait"
+#endif
     uint32_t done;
     do {
-#if __CUDA_ARCH__ >= 900
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+        asm volatile("{\n.reg .pred p;\nmbarrier." MBAR_TEST ".parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
                      : "=r"(done) : "r"(smem_u32(bar)), "r"(phase) : "memory");
-#else
-        asm volatile("{\n.reg .pred p;\nmbarrier.test_wait.parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done) : "r"(smem_u32(bar)), "r"(phase) : "memory");
-#endif
     } while (!done);
+#undef MBAR_TEST
 }
 
 /* A position in the ring: which stage, and the parity of that stage's current phase. */
@@ -252,7 +253,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
         }
         /* The last STAGES - 1 slices (or all, when K is shorter): wait for everything. */
         asm volatile("cp.async.wait_group 0;" ::: "memory");
-        for (int slice = slices > STAGES - 1 ? slices - (STAGES - 1) : 0; slice < slices; slice++) {
+        for (int left = min(slices, STAGES - 1); left > 0; left--) {
             mbar_arrive(&full[landed.stage]);
             landed = advance(landed);
         }

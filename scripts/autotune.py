@@ -91,17 +91,12 @@ def rules_09(bm, bn, bk, wm, wn, min_blocks):
 
 
 def rules_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
-    """The static_asserts of 10_double_buffer/gemm.cu, in the same order, at the shipped PAD = 8."""
-    if bm % wm or bn % wn or producer_warps < 1:
-        return False
-    producer_threads, threads = producer_warps * 32, threads_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks)
-    return (wm % 16 == 0 and wn % 16 == 0 and bk % 16 == 0
-            and bk % 8 == 0 and bn % 8 == 0
-            and (bm * bk // 8) % producer_threads == 0 and (bk * bn // 8) % producer_threads == 0
-            and (bk + 8) * 2 % 16 == 0 and (bn + 8) * 2 % 16 == 0
-            and (bk + 8) * 2 // 16 % 2 == 1 and (bn + 8) * 2 // 16 % 2 == 1
-            and threads <= 1024
-            and min_blocks >= 1 and threads * min_blocks <= 2048
+    """The static_asserts of 10_double_buffer/gemm.cu, at the shipped PAD = 8: step 09's rules with the
+    producer warps copying and every warp counted in the block, then the ring."""
+    return (producer_warps >= 1
+            and rules_tc(bm, bn, bk, wm, wn, min_blocks,
+                         threads=threads_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks),
+                         copy_threads=producer_warps * 32)
             and stages >= 2
             and stages * stage_bytes_tc(bm, bn, bk) + 2 * stages * 8 <= 227 * 1024)
 
@@ -118,14 +113,17 @@ def threads_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
     return ((bm // wm) * (bn // wn) + producer_warps) * 32
 
 
-def rules_tc(bm, bn, bk, wm, wn, min_blocks):
-    """09's rules: warp tiles of whole mma tiles, 16-byte copies, odd 16-byte units per padded row."""
+def rules_tc(bm, bn, bk, wm, wn, min_blocks, threads=None, copy_threads=None):
+    """What 09 and 10 share: warp tiles of whole mma tiles, 16-byte copies divided evenly among the
+    threads that copy, odd 16-byte units per padded row. threads: the block (09: one warp per warp
+    tile); copy_threads: those that copy (09: all of them)."""
     if bm % wm or bn % wn:
         return False
-    threads = threads_tc(bm, bn, bk, wm, wn)
+    threads = threads or threads_tc(bm, bn, bk, wm, wn)
+    copy_threads = copy_threads or threads
     return (wm % 16 == 0 and wn % 16 == 0 and bk % 16 == 0
             and bk % 8 == 0 and bn % 8 == 0
-            and (bm * bk // 8) % threads == 0 and (bk * bn // 8) % threads == 0
+            and (bm * bk // 8) % copy_threads == 0 and (bk * bn // 8) % copy_threads == 0
             and (bk + 8) * 2 % 16 == 0 and (bn + 8) * 2 % 16 == 0
             and (bk + 8) * 2 // 16 % 2 == 1 and (bn + 8) * 2 // 16 % 2 == 1
             and threads <= 1024
