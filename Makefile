@@ -1,7 +1,10 @@
 # A staged CUDA GEMM tutorial. `make help` lists the targets.
 #
 # The GPU architecture comes from the installed GPU (nvidia-smi); override it
-# with ARCH=sm_80. Without a GPU the default is sm_90.
+# with ARCH=sm_80. On Hopper (compute capability 9.0) it is sm_90a, which adds
+# the architecture-specific instructions (step 10 uses setmaxnreg when built for
+# it); the binaries then run on Hopper only, as built for this GPU. Without a
+# GPU the default is sm_90.
 
 NVCC      ?= nvcc
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
@@ -11,7 +14,7 @@ PYTHON    ?= python3
 PLOT_PYTHON ?= $(firstword $(foreach p,$(PYTHON) /usr/bin/python3,$(shell $(p) -c 'import matplotlib' 2>/dev/null && echo $(p))))
 
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
-ARCH   ?= $(if $(GPU_CC),sm_$(GPU_CC),sm_90)
+ARCH   ?= $(if $(GPU_CC),sm_$(GPU_CC)$(if $(filter 90,$(GPU_CC)),a),sm_90)
 # Tuned steps (07 on) build with NN_name/tuned/$(GPU_KEY).flags, else tuned/default.flags.
 GPU_KEY ?= $(or $(shell nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/[^A-Za-z0-9]\{1,\}/_/g; s/^_//; s/_$$//'),default)
 

@@ -74,6 +74,8 @@ static_assert(BK % 8 == 0 && BN % 8 == 0, "tiles are copied in 16-byte chunks of
 static_assert(PRODUCER_WARPS >= 1, "someone has to copy");
 static_assert((BM * BK / 8) % PRODUCER_THREADS == 0 && (BK * BN / 8) % PRODUCER_THREADS == 0,
               "the chunks of a tile divide evenly among the producer threads");
+static_assert(PRODUCER_THREADS % (BK / 8) == 0 && PRODUCER_THREADS % (BN / 8) == 0,
+              "a producer thread's next chunk is whole rows further down (the whole-slice path steps a pointer)");
 static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16-byte stores need 16-byte aligned rows");
 /* -DPAD=0 builds the unpadded layout, to measure what the padding buys (README). */
 static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 == 1),
@@ -84,6 +86,23 @@ static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at m
 #define RING_BYTES (STAGES * STAGE_ELEMS * 2)      /* STAGES stages of 2-byte elements */
 #define SMEM_BYTES (RING_BYTES + 2 * STAGES * 8)   /* then a full and an empty mbarrier (8 bytes) per stage */
 static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is read");
+
+/* Registers per role. __launch_bounds__ gives every thread of a block the same LAUNCH_REGISTERS
+ * (168 with 12 warps: an SM partition holds 16 K registers and 3 of the warps). A producer needs
+ * a few pointers; a consumer holds 128 accumulators and the fragments of a k16 step, and with
+ * more registers ptxas loads the next step's fragments while this step's mma run. On sm_90a,
+ * setmaxnreg moves registers between the warpgroups of a running block: the producers give
+ * theirs down to PRODUCER_REGISTERS and the consumers take the rest. The instruction is
+ * .sync.aligned over a warpgroup, so both roles must be whole warpgroups (README, "Registers"). */
+#define LAUNCH_REGISTERS (65536 / (THREADS * MIN_BLOCKS) / 8 * 8)
+#define PRODUCER_REGISTERS 40
+#define CONSUMER_REGISTERS \
+    ((LAUNCH_REGISTERS * THREADS - PRODUCER_REGISTERS * PRODUCER_THREADS) / (CONSUMER_WARPS * 32) / 8 * 8)
+#define REBALANCE \
+    (PRODUCER_WARPS % 4 == 0 && CONSUMER_WARPS % 4 == 0 && LAUNCH_REGISTERS < CONSUMER_REGISTERS && CONSUMER_REGISTERS <= 248)
+static_assert(!REBALANCE || PRODUCER_REGISTERS * PRODUCER_THREADS + CONSUMER_REGISTERS * CONSUMER_WARPS * 32 <=
+                                LAUNCH_REGISTERS * THREADS,
+              "after setmaxnreg the roles still fit the registers the block was launched with");
 /* A tuned configuration may use more than the 99 KB every sm_80+ GPU allows (the launch
  * checks this GPU's limit); tuned/default.flags stays within 99 KB, so it runs anywhere. */
 static_assert(SMEM_BYTES <= 227 * 1024, "the stages must fit the largest opt-in shared memory of sm_80+ GPUs (227 KB on sm_90)");
@@ -101,10 +120,17 @@ __device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) 
         const bool inside = row < rows && col < cols;
         const uint32_t to = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
         asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;"
-                     :: "r"(to), "l"(inside ? &X[row * cols + col] : X), "r"(inside ? 16 : 0) : "memory");
+                     :: "r"(to), "l"(inside ? &X[(size_t)row * cols + col] : X), "r"(inside ? 16 : 0) : "memory");
     } else {
-        for (int i = 0; i < 8; i++) dst[i] = row < rows && col + i < cols ? X[row * cols + col + i] : static_cast<T>(0.0f);
+        for (int i = 0; i < 8; i++)
+            dst[i] = row < rows && col + i < cols ? X[(size_t)row * cols + col + i] : static_cast<T>(0.0f);
     }
+}
+
+/* 16 bytes known to lie inside the matrix: no predicate, no source size, nothing to select. */
+__device__ void copy16_inside(void *dst, const void *src) {
+    const uint32_t to = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
 }
 
 /* The A tile's chunk c (8 elements, 16 bytes): its row and its first column, {row, col}.
@@ -224,6 +250,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
          * for a producer that waits for them), then refills the stage read STAGES slices ago.
          * The first pass round the ring waits for "phase 1 of a fresh barrier", which returns
          * at once: every stage starts free. */
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+        if constexpr (REBALANCE) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGISTERS));
+#endif
         const int t = threadIdx.x - CONSUMER_WARPS * 32;
         ring_pos fill = {0, 0}, landed = {0, 0};
         for (int slice = 0; slice < slices; slice++) {
@@ -236,17 +265,36 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
             mbar_wait(&empty[fill.stage], fill.phase ^ 1u);
             T *As = ring + fill.stage * STAGE_ELEMS, *Bs = As + BM * A_STRIDE;
             const int k0 = slice * BK;
-            /* Chunk c of a tile is row c / (chunks per row): consecutive threads copy consecutive 16 bytes. */
+            if (VEC && row0 + BM <= M && col0 + BN <= N && k0 + BK <= K) {
+                /* The whole slice lies inside A and B (every slice of an interior tile): no bounds to
+                 * test and no zero-fill to select. Chunk i of this thread lies A_ROWS_APART rows below
+                 * chunk i - 1, so each copy is a pointer step and the copy itself, where the general
+                 * path below spends about 11 instructions. The producer's issue rate is on the
+                 * critical path (README, "The producer's instructions"). */
+                constexpr int A_ROWS_APART = PRODUCER_THREADS / (BK / 8), B_ROWS_APART = PRODUCER_THREADS / (BN / 8);
+                const int2 a0 = a_chunk(t);
+                const int b_row = t / (BN / 8), b_col = t % (BN / 8) * 8;
+                const T *a = &A[(size_t)(row0 + a0.x) * K + k0 + a0.y], *b = &B[(size_t)(k0 + b_row) * N + col0 + b_col];
 #pragma unroll
-            for (int i = 0; i < A_CHUNKS; i++) {
-                const int2 at = a_chunk(t + i * PRODUCER_THREADS);
-                copy8<T, VEC>(&As[at.x * A_STRIDE + at.y], A, M, K, row0 + at.x, k0 + at.y);
-            }
+                for (int i = 0; i < A_CHUNKS; i++, a += (size_t)A_ROWS_APART * K)
+                    copy16_inside(&As[(a0.x + i * A_ROWS_APART) * A_STRIDE + a0.y], a);
 #pragma unroll
-            for (int i = 0; i < B_CHUNKS; i++) {
-                const int c = t + i * PRODUCER_THREADS;
-                copy8<T, VEC>(&Bs[c / (BN / 8) * B_STRIDE + c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8),
-                              col0 + c % (BN / 8) * 8);
+                for (int i = 0; i < B_CHUNKS; i++, b += (size_t)B_ROWS_APART * N)
+                    copy16_inside(&Bs[(b_row + i * B_ROWS_APART) * B_STRIDE + b_col], b);
+            } else {
+                /* Chunk c of a tile is row c / (chunks per row): consecutive threads copy consecutive 16 bytes.
+                 * Unrolled by 4, not fully: fully unrolled, these loops spill at 40 registers. */
+#pragma unroll 4
+                for (int i = 0; i < A_CHUNKS; i++) {
+                    const int2 at = a_chunk(t + i * PRODUCER_THREADS);
+                    copy8<T, VEC>(&As[at.x * A_STRIDE + at.y], A, M, K, row0 + at.x, k0 + at.y);
+                }
+#pragma unroll 4
+                for (int i = 0; i < B_CHUNKS; i++) {
+                    const int c = t + i * PRODUCER_THREADS;
+                    copy8<T, VEC>(&Bs[c / (BN / 8) * B_STRIDE + c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8),
+                                  col0 + c % (BN / 8) * 8);
+                }
             }
             asm volatile("cp.async.commit_group;" ::: "memory");
             fill = advance(fill);
@@ -263,6 +311,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
     /* Consumer: warp `warp` computes one WM x WN tile of C. acc[i][j]: this lane's 4 elements
      * of the warp's 16 x 8 tile (i, j): rows lane / 4 and lane / 4 + 8, columns lane % 4 * 2
      * and + 1 (the mma.sync accumulator layout). */
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+    if constexpr (REBALANCE) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(CONSUMER_REGISTERS));
+#endif
     const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
     float acc[M_TILES][N_TILES][4] = {};
     ring_pos pos = {0, 0};

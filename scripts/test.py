@@ -122,8 +122,8 @@ def step_archs(step):
 
 def step_configs(step):
     """A tuned step is checked in every configuration it ships (tuned/*.flags): (name, flags, archs).
-    A GPU's file that names its architecture in its comment, as "(sm_90)", is checked for that one
-    alone (the configuration is built only there); the others for every architecture."""
+    A GPU's file that names its architecture in its comment, as "(sm_90a)", is checked for that one
+    alone (the configuration is built only there); the others for the step's architectures."""
     configs = []
     for f in sorted(glob.glob(os.path.join(step, "tuned", "*.flags"))):
         text = open(f).read()
@@ -152,7 +152,7 @@ def compile_for(step, arch, config=("", [])):
 def static_checks():
     print("== static checks (CPU): build for each architecture, spills, PTX", flush=True)
     table = ptx_table()
-    jobs = [(s, a, c[:2]) for s in STEPS for a in step_archs(s) for c in step_configs(s) if not c[2] or a in c[2]]
+    jobs = [(s, a, c[:2]) for s in STEPS for c in step_configs(s) for a in (c[2] or step_archs(s))]
     with cf.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         built = list(pool.map(lambda j: compile_for(*j), jobs))
     for (step, arch, config), (p, ptx) in zip(jobs, built):
@@ -167,14 +167,15 @@ def static_checks():
                f"{step}: {arch}: ptxas reports zero spill bytes and no stack frame",
                f"spill bytes {spills}, stack {stack}")
         for s, regex, what in table:
-            if s != step:
+            row_step, _, row_arch = s.partition("@")  # "step@sm_90a": a row for that architecture only
+            if row_step != step or (row_arch and not arch.startswith(row_arch + " ") and arch != row_arch):
                 continue
             negate = regex.startswith("!")
             found = re.search(regex.lstrip("!"), ptx) is not None
             record(found != negate, f"{step}: {arch}: PTX {'lacks' if negate else 'has'} {regex.lstrip('!')} ({what})",
                    "found" if negate else "not found")
     for step in STEPS:
-        if not any(r[0] == step for r in table):
+        if not any(r[0].partition("@")[0] == step for r in table):
             record(False, f"{step}: has a row in tests/ptx_checks.txt", "no row")
 
 
