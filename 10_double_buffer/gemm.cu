@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
          * The first pass round the ring waits for "phase 1 of a fresh barrier", which returns
          * at once: every stage starts free. */
 #ifdef __CUDA_ARCH_FEAT_SM90_ALL
-        if constexpr (REBALANCE) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGISTERS));
+        if constexpr (REBALANCE && VEC) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGISTERS));
 #endif
         const int t = threadIdx.x - CONSUMER_WARPS * 32;
         ring_pos fill = {0, 0}, landed = {0, 0};
@@ -283,13 +283,16 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
                     copy16_inside(&Bs[(b_row + i * B_ROWS_APART) * B_STRIDE + b_col], b);
             } else {
                 /* Chunk c of a tile is row c / (chunks per row): consecutive threads copy consecutive 16 bytes.
-                 * Unrolled by 4, not fully: fully unrolled, these loops spill at 40 registers. */
-#pragma unroll 4
+                 * With 16-byte copies (and PRODUCER_REGISTERS) unrolled by 4: fully unrolled, they spill at
+                 * 40 registers. The scalar kernel keeps its registers and its full unroll: every slice of
+                 * a shape with K or N not a multiple of 8 comes this way. */
+                constexpr int A_UNROLL = VEC ? 4 : A_CHUNKS, B_UNROLL = VEC ? 4 : B_CHUNKS;
+#pragma unroll A_UNROLL
                 for (int i = 0; i < A_CHUNKS; i++) {
                     const int2 at = a_chunk(t + i * PRODUCER_THREADS);
                     copy8<T, VEC>(&As[at.x * A_STRIDE + at.y], A, M, K, row0 + at.x, k0 + at.y);
                 }
-#pragma unroll 4
+#pragma unroll B_UNROLL
                 for (int i = 0; i < B_CHUNKS; i++) {
                     const int c = t + i * PRODUCER_THREADS;
                     copy8<T, VEC>(&Bs[c / (BN / 8) * B_STRIDE + c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8),
@@ -312,7 +315,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
      * of the warp's 16 x 8 tile (i, j): rows lane / 4 and lane / 4 + 8, columns lane % 4 * 2
      * and + 1 (the mma.sync accumulator layout). */
 #ifdef __CUDA_ARCH_FEAT_SM90_ALL
-    if constexpr (REBALANCE) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(CONSUMER_REGISTERS));
+    if constexpr (REBALANCE && VEC) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(CONSUMER_REGISTERS));
 #endif
     const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
     float acc[M_TILES][N_TILES][4] = {};
