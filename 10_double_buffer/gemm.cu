@@ -120,10 +120,9 @@ __device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) 
         const bool inside = row < rows && col < cols;
         const uint32_t to = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
         asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;"
-                     :: "r"(to), "l"(inside ? &X[(size_t)row * cols + col] : X), "r"(inside ? 16 : 0) : "memory");
+                     :: "r"(to), "l"(inside ? &X[row * cols + col] : X), "r"(inside ? 16 : 0) : "memory");
     } else {
-        for (int i = 0; i < 8; i++)
-            dst[i] = row < rows && col + i < cols ? X[(size_t)row * cols + col + i] : static_cast<T>(0.0f);
+        for (int i = 0; i < 8; i++) dst[i] = row < rows && col + i < cols ? X[row * cols + col + i] : static_cast<T>(0.0f);
     }
 }
 
