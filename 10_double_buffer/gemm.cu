@@ -14,7 +14,9 @@
  *   the last fragments are in registers.
  * No __syncthreads() runs in the K loop: warps meet only at the mbarriers of
  * the stage they need, so up to STAGES - 1 slices are in flight while a
- * slice is multiplied.
+ * slice is multiplied. The producers' issue rate matters too: a slice wholly
+ * inside A and B is copied without bounds tests, and on sm_90a setmaxnreg
+ * moves registers from the producers to the consumers.
  *
  *     make step N=10 && ./10_double_buffer/gemm 4096 --dtype fp16 --cublas
  */
