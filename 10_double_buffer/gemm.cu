@@ -92,11 +92,11 @@ static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is re
 /* Registers per role. __launch_bounds__ gives every thread of a block the same LAUNCH_REGISTERS
  * (168 with 12 warps: an SM partition holds 16 K registers and 3 of the warps). A producer needs
  * a few pointers; a consumer holds 128 accumulators and the fragments of a k16 step, and with
- * more registers ptxas loads the next step's fragments while this step's mma run. On sm_90a,
+ * more registers ptxas can load the next step's fragments earlier. On sm_90a,
  * setmaxnreg moves registers between the warpgroups of a running block: the producers give
  * theirs down to PRODUCER_REGISTERS and the consumers take the rest. The instruction is
  * .sync.aligned over a warpgroup, so both roles must be whole warpgroups (README, "Registers"). */
-#define LAUNCH_REGISTERS (65536 / (THREADS * MIN_BLOCKS) / 8 * 8)
+#define LAUNCH_REGISTERS (65536 / (THREADS * MIN_BLOCKS) / 8 * 8) /* ptxas gives a setmaxnreg kernel all of them */
 #define PRODUCER_REGISTERS 40
 #define CONSUMER_REGISTERS \
     ((LAUNCH_REGISTERS * THREADS - PRODUCER_REGISTERS * PRODUCER_THREADS) / (CONSUMER_WARPS * 32) / 8 * 8)
