@@ -103,12 +103,15 @@ def cli_tests(have_gpu):
 
 # ---- 2. static checks (CPU) -------------------------------------------------
 def ptx_table():
+    """Rows of tests/ptx_checks.txt as (step, arch, regex, what); arch is "" unless the row
+    names one as step@arch, which limits it to that architecture."""
     rows = []
     for line in open("tests/ptx_checks.txt"):
         line = line.strip()
         if line and not line.startswith("#"):
             step, regex, what = (line.split(None, 2) + [""])[:3]
-            rows.append((step, regex, what))
+            step, _, arch = step.partition("@")
+            rows.append((step, arch, regex, what))
     return rows
 
 
@@ -156,26 +159,24 @@ def static_checks():
     with cf.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         built = list(pool.map(lambda j: compile_for(*j), jobs))
     for (step, arch, config), (p, ptx) in zip(jobs, built):
-        if config[0]:
-            arch = f"{arch} ({config[0]}: {' '.join(config[1])})"
-        record(p.returncode == 0, f"{step}: builds for {arch}", tail(p.stderr))
+        label = f"{arch} ({config[0]}: {' '.join(config[1])})" if config[0] else arch
+        record(p.returncode == 0, f"{step}: builds for {label}", tail(p.stderr))
         if p.returncode != 0:
             continue
         spills = [int(x) for x in re.findall(r"(\d+) bytes spill (?:stores|loads)", p.stderr)]
         stack = [int(x) for x in re.findall(r"(\d+) bytes stack frame", p.stderr)]
         record(bool(spills) and not any(spills) and not any(stack),
-               f"{step}: {arch}: ptxas reports zero spill bytes and no stack frame",
+               f"{step}: {label}: ptxas reports zero spill bytes and no stack frame",
                f"spill bytes {spills}, stack {stack}")
-        for s, regex, what in table:
-            row_step, _, row_arch = s.partition("@")  # "step@sm_90a": a row for that architecture only
-            if row_step != step or (row_arch and not arch.startswith(row_arch + " ") and arch != row_arch):
+        for row_step, row_arch, regex, what in table:
+            if row_step != step or (row_arch and row_arch != arch):
                 continue
             negate = regex.startswith("!")
             found = re.search(regex.lstrip("!"), ptx) is not None
-            record(found != negate, f"{step}: {arch}: PTX {'lacks' if negate else 'has'} {regex.lstrip('!')} ({what})",
+            record(found != negate, f"{step}: {label}: PTX {'lacks' if negate else 'has'} {regex.lstrip('!')} ({what})",
                    "found" if negate else "not found")
     for step in STEPS:
-        if not any(r[0].partition("@")[0] == step for r in table):
+        if not any(r[0] == step for r in table):
             record(False, f"{step}: has a row in tests/ptx_checks.txt", "no row")
 
 
