@@ -86,7 +86,13 @@ static_assert(THREADS <= 1024, "a block is at most 1024 threads");
 static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at most 2048 threads");
 #define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
 #define RING_BYTES (STAGES * STAGE_ELEMS * 2)      /* STAGES stages of 2-byte elements */
-#define SMEM_BYTES (RING_BYTES + 2 * STAGES * 8)   /* then a full and an empty mbarrier (8 bytes) per stage */
+/* The epilogue stages C through the same shared memory once the ring is drained: per consumer
+ * warp, half its tile's columns at a time, rows padded by 8 floats (README, "The epilogue"). */
+#define EPI_COLS (WN / 2)
+#define EPI_STRIDE (EPI_COLS + 8)
+#define EPI_BYTES (CONSUMER_WARPS * WM * EPI_STRIDE * 4)
+#define SMEM_DATA_BYTES (RING_BYTES > EPI_BYTES ? RING_BYTES : EPI_BYTES)
+#define SMEM_BYTES (SMEM_DATA_BYTES + 2 * STAGES * 8) /* then a full and an empty mbarrier (8 bytes) per stage */
 static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is read");
 
 /* Registers per role. __launch_bounds__ gives every thread of a block the same LAUNCH_REGISTERS
@@ -174,18 +180,19 @@ __device__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) 
             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-/* C(row, col), C(row, col + 1) = alpha * acc + beta * C, inside the matrix only; C is not
- * read when beta == 0. col is even, so with N even the pair is one aligned float2. */
-__device__ void store2(float *C, int M, int N, int row, int col, float acc0, float acc1, float alpha, float beta) {
+/* C(row, col .. col + 3) = alpha * acc + beta * C, inside the matrix only; C is not read when
+ * beta == 0. col is a multiple of 4, so with N a multiple of 4 the four are one aligned float4. */
+__device__ void store4(float *C, int M, int N, int row, int col, float4 acc, float alpha, float beta) {
     if (row >= M) return;
     float *c = &C[row * N + col];
-    if (N % 2 == 0 && col + 1 < N) {
-        const float2 old = beta != 0.0f ? *reinterpret_cast<float2 *>(c) : make_float2(0.0f, 0.0f);
-        *reinterpret_cast<float2 *>(c) = make_float2(alpha * acc0 + beta * old.x, alpha * acc1 + beta * old.y);
+    if (N % 4 == 0 && col + 3 < N) {
+        const float4 old = beta != 0.0f ? *reinterpret_cast<float4 *>(c) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        *reinterpret_cast<float4 *>(c) = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
+                                                     alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
         return;
     }
-    const float v[2] = {acc0, acc1};
-    for (int e = 0; e < 2; e++)
+    const float v[4] = {acc.x, acc.y, acc.z, acc.w};
+    for (int e = 0; e < 4; e++)
         if (col + e < N) c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
 }
 
@@ -232,7 +239,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
      * the mbarriers; dynamic shared memory, because the stages pass the 48 KB static limit. */
     extern __shared__ __align__(16) unsigned char smem[];
     T *const ring = reinterpret_cast<T *>(smem);
-    uint64_t *const full = reinterpret_cast<uint64_t *>(smem + RING_BYTES), *const empty = full + STAGES;
+    uint64_t *const full = reinterpret_cast<uint64_t *>(smem + SMEM_DATA_BYTES), *const empty = full + STAGES;
     /* Tiles are numbered down the columns of C, one block each (as in steps 03-09). */
     const int tiles_m = ceil_div(M, BM);
     const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
@@ -356,14 +363,36 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
         }
         pos = advance(pos);
     }
+
+    /* The epilogue. Stored straight from the accumulators, one instruction writes 8 bytes to each
+     * of 8 rows: 8 partial lines. Instead each warp puts half its columns at a time into shared
+     * memory (the ring is drained: every slice has been read, and the named barrier waits for the
+     * other consumers' last ldmatrix), then reads them back as rows of float4: a quarter-warp
+     * writes one whole 128-byte line of C. The producers take no part (barrier 1, consumers only). */
+    asm volatile("bar.sync 1, %0;" ::"n"(CONSUMER_WARPS * 32) : "memory");
+    float *const staged = reinterpret_cast<float *>(smem) + warp * WM * EPI_STRIDE;
 #pragma unroll
-    for (int i = 0; i < M_TILES; i++)
+    for (int half = 0; half < 2; half++) {
+        /* Rows 8 floats longer than EPI_COLS start 8 banks apart: the 4 rows of a half-warp's
+         * float2 writes fill the 32 banks. */
 #pragma unroll
-        for (int j = 0; j < N_TILES; j++) {
-            const int row = row0 + warp_row + i * MMA_M + lane / 4, col = col0 + warp_col + j * MMA_N + lane % 4 * 2;
-            store2(C, M, N, row, col, acc[i][j][0], acc[i][j][1], alpha, beta);
-            store2(C, M, N, row + 8, col, acc[i][j][2], acc[i][j][3], alpha, beta);
+        for (int i = 0; i < M_TILES; i++)
+#pragma unroll
+            for (int j = 0; j < N_TILES / 2; j++) {
+                float *at = &staged[(i * MMA_M + lane / 4) * EPI_STRIDE + j * MMA_N + lane % 4 * 2];
+                const float *d = acc[i][half * N_TILES / 2 + j];
+                *reinterpret_cast<float2 *>(at) = make_float2(d[0], d[1]);
+                *reinterpret_cast<float2 *>(at + 8 * EPI_STRIDE) = make_float2(d[2], d[3]);
+            }
+        __syncwarp();
+#pragma unroll 4
+        for (int e = lane * 4; e < WM * EPI_COLS; e += 32 * 4) {
+            const int r = e / EPI_COLS, c = e % EPI_COLS;
+            store4(C, M, N, row0 + warp_row + r, col0 + warp_col + half * EPI_COLS + c,
+                   *reinterpret_cast<const float4 *>(&staged[r * EPI_STRIDE + c]), alpha, beta);
         }
+        __syncwarp(); /* read back before the next half overwrites it */
+    }
 }
 
 template <typename T>
