@@ -240,10 +240,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
     extern __shared__ __align__(16) unsigned char smem[];
     T *const ring = reinterpret_cast<T *>(smem);
     uint64_t *const full = reinterpret_cast<uint64_t *>(smem + SMEM_DATA_BYTES), *const empty = full + STAGES;
-    /* Tiles are numbered down the columns of C, one block each (as in steps 03-09). Each role
-     * computes its tile's origin (row0, col0) itself, after setmaxnreg: computed here, before the
-     * split, the same kernel measured 1% slower (README, "The epilogue"). */
+    /* Tiles are numbered down the columns of C, one block each (as in steps 03-09). */
     const int tiles_m = ceil_div(M, BM);
+    const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int slices = ceil_div(K, BK);
     if (threadIdx.x == 0)
@@ -263,7 +262,6 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
         if constexpr (REBALANCE && VEC) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGISTERS));
 #endif
         const int t = threadIdx.x - CONSUMER_WARPS * 32;
-        const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
         ring_pos fill = {0, 0}, landed = {0, 0};
         for (int slice = 0; slice < slices; slice++) {
             if (slice >= STAGES - 1) {
@@ -327,7 +325,6 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
 #ifdef __CUDA_ARCH_FEAT_SM90_ALL
     if constexpr (REBALANCE && VEC) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(CONSUMER_REGISTERS));
 #endif
-    const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
     const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
     float acc[M_TILES][N_TILES][4] = {};
     ring_pos pos = {0, 0};
