@@ -16,7 +16,8 @@
  * the stage they need, so up to STAGES - 1 slices are in flight while a
  * slice is multiplied. The producers' issue rate matters too: a slice wholly
  * inside A and B is copied without bounds tests, and on sm_90a setmaxnreg
- * moves registers from the producers to the consumers.
+ * moves registers from the producers to the consumers. At the end C leaves
+ * through the drained ring, so that it is written in whole 128-byte lines.
  *
  *     make step N=10 && ./10_double_buffer/gemm 4096 --dtype fp16 --cublas
  */
@@ -367,14 +368,17 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
     /* The epilogue. Stored straight from the accumulators, one instruction writes 8 bytes to each
      * of 8 rows: 8 partial lines. Instead each warp puts half its columns at a time into shared
      * memory (the ring is drained: every slice has been read, and the named barrier waits for the
-     * other consumers' last ldmatrix), then reads them back as rows of float4: a quarter-warp
-     * writes one whole 128-byte line of C. The producers take no part (barrier 1, consumers only). */
+     * other consumers' last ldmatrix), then reads them back as rows of float4: with WN = 64, a
+     * quarter-warp writes one whole 128-byte line of C. The producers take no part (barrier 1,
+     * consumers only). */
     asm volatile("bar.sync 1, %0;" ::"n"(CONSUMER_WARPS * 32) : "memory");
     float *const staged = reinterpret_cast<float *>(smem) + warp * WM * EPI_STRIDE;
 #pragma unroll
     for (int half = 0; half < 2; half++) {
-        /* Rows 8 floats longer than EPI_COLS start 8 banks apart: the 4 rows of a half-warp's
-         * float2 writes fill the 32 banks. */
+        /* A half-warp's float2 writes cover 4 rows of 8 floats; rows EPI_STRIDE floats apart
+         * start in 4 different groups of 8 banks, so together they fill the 32 banks. */
+        static_assert(EPI_STRIDE % 32 == 8 || EPI_STRIDE % 32 == 24,
+                      "4 consecutive staged rows start in 4 different 8-bank groups");
 #pragma unroll
         for (int i = 0; i < M_TILES; i++)
 #pragma unroll
