@@ -1,0 +1,450 @@
+/*
+ * Step 10: a cp.async pipeline. Step 09's tensor-core math, with the tiles
+ * brought in by cp.async (16 bytes per instruction, global -> shared without
+ * passing through registers) into a ring of STAGES shared-memory stages, and
+ * the warps of a block split into two roles so that the copies never stall
+ * the math:
+ * - producer warps only copy. Each commits the copies of one K slice as a
+ *   cp.async group; cp.async.wait_group STAGES - 2 then tells it which older
+ *   slice has landed, and it announces that slice on the stage's "full"
+ *   mbarrier. Before refilling a stage it waits on the stage's "empty"
+ *   mbarrier.
+ * - consumer warps only multiply (step 09's ldmatrix + mma.sync). Each waits
+ *   for a full stage, reads it, and arrives on its empty mbarrier as soon as
+ *   the last fragments are in registers.
+ * No __syncthreads() runs in the K loop: warps meet only at the mbarriers of
+ * the stage they need, so up to STAGES - 1 slices are in flight while a
+ * slice is multiplied. The producers' issue rate matters too: a slice wholly
+ * inside A and B is copied without bounds tests, and on sm_90a setmaxnreg
+ * moves registers from the producers to the consumers. At the end C leaves
+ * through the drained ring, so that it is written in whole 128-byte lines.
+ *
+ *     make step N=10 && ./10_double_buffer/gemm 4096 --dtype fp16 --cublas
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <type_traits>
+
+#include "gemm.h"
+#ifndef CP_A
+#define CP_A "ca"
+#endif
+#ifndef CP_B
+#define CP_B "ca"
+#endif
+#define CPK CP_A
+
+#ifndef BM /* the defaults (tuned/default.flags): a 128 x 128 block tile, 4 consumer warps of 64 x 64 */
+#define BM 128
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef BK
+#define BK 32
+#endif
+#ifndef WM /* a warp's tile of C */
+#define WM 64
+#endif
+#ifndef WN
+#define WN 64
+#endif
+#ifndef STAGES /* shared-memory stages in the ring */
+#define STAGES 3
+#endif
+#ifndef PRODUCER_WARPS /* warps that only copy */
+#define PRODUCER_WARPS 4
+#endif
+#ifndef MIN_BLOCKS /* blocks per SM that the register allocation must leave room for */
+#define MIN_BLOCKS 1
+#endif
+#define MMA_M 16 /* the shape of one mma.sync.m16n8k16 */
+#define MMA_N 8
+#define MMA_K 16
+#define CONSUMER_WARPS ((BM / WM) * (BN / WN)) /* one per warp tile; they only multiply */
+#define PRODUCER_THREADS (PRODUCER_WARPS * 32)
+#define THREADS ((CONSUMER_WARPS + PRODUCER_WARPS) * 32)
+#define M_TILES (WM / MMA_M) /* mma tiles of a warp, down and across */
+#define N_TILES (WN / MMA_N)
+#ifndef PAD
+#define PAD 8 /* elements (16 bytes) of padding per shared-memory row */
+#endif
+#define A_STRIDE (BK + PAD)
+#define B_STRIDE (BN + PAD)
+#define A_CHUNKS (BM * BK / 8 / PRODUCER_THREADS) /* 16-byte chunks of 8 elements each producer thread copies per slice */
+#define B_CHUNKS (BK * BN / 8 / PRODUCER_THREADS)
+
+static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles must cover the block tile exactly");
+static_assert(WM % MMA_M == 0, "a warp tile is whole m16 tiles down");
+static_assert(WN % (2 * MMA_N) == 0, "a warp tile is whole pairs of n8 tiles across (one ldmatrix.x4.trans loads two)");
+static_assert(BK % MMA_K == 0, "a K slice is whole k16 steps");
+static_assert(BK % 8 == 0 && BN % 8 == 0, "tiles are copied in 16-byte chunks of 8 elements");
+static_assert(PRODUCER_WARPS >= 1, "someone has to copy");
+static_assert((BM * BK / 8) % PRODUCER_THREADS == 0 && (BK * BN / 8) % PRODUCER_THREADS == 0,
+              "the chunks of a tile divide evenly among the producer threads");
+static_assert(PRODUCER_THREADS % (BK / 8) == 0 && PRODUCER_THREADS % (BN / 8) == 0,
+              "a producer thread's next chunk is whole rows further down (the whole-slice path steps a pointer)");
+static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16-byte stores need 16-byte aligned rows");
+/* -DPAD=0 builds the unpadded layout, to measure what the padding buys (README). */
+static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 == 1),
+              "an odd number of 16-byte units per row: the 8 rows of an 8 x 8 matrix land in 8 different bank groups");
+static_assert(THREADS <= 1024, "a block is at most 1024 threads");
+static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at most 2048 threads");
+#define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
+#define RING_BYTES (STAGES * STAGE_ELEMS * 2)      /* STAGES stages of 2-byte elements */
+/* The epilogue stages C through the same shared memory once the ring is drained: per consumer
+ * warp, half its tile's columns at a time, rows padded by 8 floats (README, "The epilogue"). */
+#define EPI_COLS (WN / 2)
+#define EPI_STRIDE (EPI_COLS + 8)
+#define EPI_BYTES (CONSUMER_WARPS * WM * EPI_STRIDE * 4)
+#define SMEM_DATA_BYTES (RING_BYTES > EPI_BYTES ? RING_BYTES : EPI_BYTES)
+#define SMEM_BYTES (SMEM_DATA_BYTES + 2 * STAGES * 8) /* then a full and an empty mbarrier (8 bytes) per stage */
+static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is read");
+
+/* Registers per role. __launch_bounds__ gives every thread of a block the same LAUNCH_REGISTERS
+ * (168 with 12 warps: an SM partition holds 16 K registers and 3 of the warps). A producer needs
+ * a few pointers; a consumer holds 128 accumulators and the fragments of a k16 step, and with
+ * more registers ptxas can load the next step's fragments earlier. On sm_90a,
+ * setmaxnreg moves registers between the warpgroups of a running block: the producers give
+ * theirs down to PRODUCER_REGISTERS and the consumers take the rest. The instruction is
+ * .sync.aligned over a warpgroup, so both roles must be whole warpgroups (README, "Registers"). */
+#define LAUNCH_REGISTERS (65536 / (THREADS * MIN_BLOCKS) / 8 * 8) /* ptxas gives a setmaxnreg kernel all of them */
+#define PRODUCER_REGISTERS 40
+#define CONSUMER_REGISTERS \
+    ((LAUNCH_REGISTERS * THREADS - PRODUCER_REGISTERS * PRODUCER_THREADS) / (CONSUMER_WARPS * 32) / 8 * 8)
+#define REBALANCE \
+    (PRODUCER_WARPS % 4 == 0 && CONSUMER_WARPS % 4 == 0 && LAUNCH_REGISTERS < CONSUMER_REGISTERS && CONSUMER_REGISTERS <= 248)
+static_assert(!REBALANCE || PRODUCER_REGISTERS * PRODUCER_THREADS + CONSUMER_REGISTERS * CONSUMER_WARPS * 32 <=
+                                LAUNCH_REGISTERS * THREADS,
+              "after setmaxnreg the roles still fit the registers the block was launched with");
+/* A tuned configuration may use more than the 99 KB every sm_80+ GPU allows (the launch
+ * checks this GPU's limit); tuned/default.flags stays within 99 KB, so it runs anywhere. */
+static_assert(SMEM_BYTES <= 227 * 1024, "the stages must fit the largest opt-in shared memory of sm_80+ GPUs (227 KB on sm_90)");
+
+/* Elements (row, col .. col+7) of a row-major rows x cols matrix into shared memory
+ * at dst; zeros outside the matrix. VEC: one asynchronous 16-byte copy, legal when
+ * cols % 8 == 0 (then a chunk is wholly inside or wholly outside); outside, the
+ * source size is 0 and cp.async writes 16 bytes of zeros without reading (the source
+ * address is then X itself, a valid one). .ca, not .cg: on the H200 the copies that
+ * pass through L1 cost L2 a third fewer sector reads (README). Otherwise plain loads
+ * and stores: the mbarrier arrival that publishes a stage publishes them as well. */
+template <typename T, bool VEC>
+__device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) {
+    if constexpr (VEC) {
+        const bool inside = row < rows && col < cols;
+        const uint32_t to = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+        asm volatile("cp.async." CPK ".shared.global [%0], [%1], 16, %2;"
+                     :: "r"(to), "l"(inside ? &X[row * cols + col] : X), "r"(inside ? 16 : 0) : "memory");
+    } else {
+        for (int i = 0; i < 8; i++) dst[i] = row < rows && col + i < cols ? X[row * cols + col + i] : static_cast<T>(0.0f);
+    }
+}
+
+/* 16 bytes known to lie inside the matrix: no predicate, no source size, nothing to select. */
+template <bool IS_A> __device__ void copy16_inside(void *dst, const void *src) {
+    const uint32_t to = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+    if (IS_A) asm volatile("cp.async." CP_A ".shared.global [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
+    else asm volatile("cp.async." CP_B ".shared.global [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
+}
+
+/* The A tile's chunk c (8 elements, 16 bytes): its row and its first column, {row, col}.
+ * Row-major order, except when a row is 4 chunks (BK = 32: 5 16-byte units per padded
+ * row): the 8 threads of one 16-byte store phase then take rows r and r + 4 instead of r and
+ * r + 1. Rows 1 apart start 5 units apart, so a phase's 8 units would meet twice in one of
+ * the 8 bank groups (a 2-way conflict); rows 4 apart start 20 units apart and fill all 8. */
+__device__ int2 a_chunk(int c) {
+    if (BK / 8 != 4) return make_int2(c / (BK / 8), c % (BK / 8) * 8);
+    return make_int2(c / 32 * 8 + c % 32 / 8 + c / 4 % 2 * 4, c % 4 * 8);
+}
+
+/* Four 8 x 8 matrices of 16-bit elements from shared memory; lane i supplies the address
+ * of row i % 8 of matrix i / 8, and receives two elements of each matrix. .trans hands
+ * out columns instead of rows (B is stored k-major, mma wants it n-major). */
+__device__ void ldmatrix_x4(uint32_t r[4], const void *row) {
+    const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
+}
+__device__ void ldmatrix_x4_trans(uint32_t r[4], const void *row) {
+    const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
+}
+
+/* d = a * b + d for one 16 x 8 tile of C, K = 16; a: 16 x 16 row-major, b: 16 x 8 "col"
+ * (n-major), 2 elements per 32-bit register. */
+template <typename T>
+__device__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+    if constexpr (std::is_same_v<T, __half>)
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* C(row, col .. col + 3) = alpha * acc + beta * C, inside the matrix only; C is not read when
+ * beta == 0. col is a multiple of 4, so with N a multiple of 4 the four are one aligned float4. */
+__device__ void store4(float *C, int M, int N, int row, int col, float4 acc, float alpha, float beta) {
+    if (row >= M) return;
+    float *c = &C[row * N + col];
+    if (N % 4 == 0 && col + 3 < N) {
+        const float4 old = beta != 0.0f ? *reinterpret_cast<float4 *>(c) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        *reinterpret_cast<float4 *>(c) = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
+                                                     alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
+        return;
+    }
+    const float v[4] = {acc.x, acc.y, acc.z, acc.w};
+    for (int e = 0; e < 4; e++)
+        if (col + e < N) c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
+}
+
+/* ---- mbarriers (sm_80+): a 64-bit word in shared memory that counts arrivals. A phase
+ * completes when the expected number of threads have arrived; then the count resets and the
+ * phase parity flips. Arriving releases the arriving thread's earlier memory accesses, and a
+ * wait that sees the phase complete acquires them. */
+__device__ uint32_t smem_u32(const void *p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+__device__ void mbar_init(uint64_t *bar, int arrivals) {
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrivals) : "memory");
+}
+__device__ void mbar_arrive(uint64_t *bar) {
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}" ::"r"(smem_u32(bar)) : "memory");
+}
+/* Returns once the phase with parity `phase` has completed. try_wait (sm_90) may let the warp
+ * sleep a little inside the instruction; test_wait (sm_80) only looks. */
+__device__ void mbar_wait(uint64_t *bar, uint32_t phase) {
+#if __CUDA_ARCH__ >= 900
+#define MBAR_TEST "try_wait"
+#else
+#define MBAR_TEST "test_wait"
+#endif
+    uint32_t done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier." MBAR_TEST ".parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done) : "r"(smem_u32(bar)), "r"(phase) : "memory");
+    } while (!done);
+#undef MBAR_TEST
+}
+
+/* A position in the ring: which stage, and the parity of that stage's current phase. */
+struct ring_pos {
+    int stage;
+    uint32_t phase;
+};
+__device__ ring_pos advance(ring_pos p) {
+    return p.stage + 1 == STAGES ? ring_pos{0, p.phase ^ 1u} : ring_pos{p.stage + 1, p.phase};
+}
+
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
+                                                       float beta, float *C) {
+    /* STAGES x (A tile row-major (k contiguous), B tile k-major (n contiguous)), padded, then
+     * the mbarriers; dynamic shared memory, because the stages pass the 48 KB static limit. */
+    extern __shared__ __align__(16) unsigned char smem[];
+    T *const ring = reinterpret_cast<T *>(smem);
+    uint64_t *const full = reinterpret_cast<uint64_t *>(smem + SMEM_DATA_BYTES), *const empty = full + STAGES;
+    /* Tiles are numbered down the columns of C, one block each (as in steps 03-09). */
+    const int tiles_m = ceil_div(M, BM);
+    const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int slices = ceil_div(K, BK);
+    if (threadIdx.x == 0)
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(&full[s], PRODUCER_THREADS);     /* each producer thread, once its copies have landed */
+            mbar_init(&empty[s], CONSUMER_WARPS * 32); /* each consumer thread, once it has read the stage */
+        }
+    __syncthreads(); /* the only block-wide barrier: from here on the roles meet at mbarriers */
+
+    if (warp >= CONSUMER_WARPS) {
+        /* Producer. Iteration `slice` first announces the slice that wait_group shows landed,
+         * STAGES - 1 behind (before waiting for a free stage, so that the consumers never wait
+         * for a producer that waits for them), then refills the stage read STAGES slices ago.
+         * The first pass round the ring waits for "phase 1 of a fresh barrier", which returns
+         * at once: every stage starts free. */
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+        if constexpr (REBALANCE && VEC) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGISTERS));
+#endif
+        const int t = threadIdx.x - CONSUMER_WARPS * 32;
+        ring_pos fill = {0, 0}, landed = {0, 0};
+        for (int slice = 0; slice < slices; slice++) {
+            if (slice >= STAGES - 1) {
+                /* Groups committed: slices 0 .. slice - 1; all but the newest STAGES - 2 have landed. */
+                asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
+                mbar_arrive(&full[landed.stage]);
+                landed = advance(landed);
+            }
+            mbar_wait(&empty[fill.stage], fill.phase ^ 1u);
+            T *As = ring + fill.stage * STAGE_ELEMS, *Bs = As + BM * A_STRIDE;
+            const int k0 = slice * BK;
+            if (VEC && row0 + BM <= M && col0 + BN <= N && k0 + BK <= K) {
+                /* The whole slice lies inside A and B (every slice of an interior tile): no bounds to
+                 * test and no zero-fill to select. Chunk i of this thread lies A_ROWS_APART rows below
+                 * chunk i - 1, so each copy is a pointer step and the copy itself, where the general
+                 * path below spends about 11 instructions. The producer's issue rate is on the
+                 * critical path (README, "The producer's instructions"). */
+                constexpr int A_ROWS_APART = PRODUCER_THREADS / (BK / 8), B_ROWS_APART = PRODUCER_THREADS / (BN / 8);
+                const int2 a0 = a_chunk(t);
+                const int b_row = t / (BN / 8), b_col = t % (BN / 8) * 8;
+                const T *a = &A[(size_t)(row0 + a0.x) * K + k0 + a0.y], *b = &B[(size_t)(k0 + b_row) * N + col0 + b_col];
+#pragma unroll
+                for (int i = 0; i < A_CHUNKS; i++, a += (size_t)A_ROWS_APART * K)
+                    copy16_inside<true>(&As[(a0.x + i * A_ROWS_APART) * A_STRIDE + a0.y], a);
+#pragma unroll
+                for (int i = 0; i < B_CHUNKS; i++, b += (size_t)B_ROWS_APART * N)
+                    copy16_inside<false>(&Bs[(b_row + i * B_ROWS_APART) * B_STRIDE + b_col], b);
+            } else {
+                /* Chunk c of a tile is row c / (chunks per row): consecutive threads copy consecutive 16 bytes.
+                 * With 16-byte copies (and PRODUCER_REGISTERS) unrolled by 4: fully unrolled, they spill at
+                 * 40 registers. The scalar kernel keeps its registers and its full unroll: every slice of
+                 * a shape with K or N not a multiple of 8 comes this way. */
+                constexpr int A_UNROLL = VEC ? 4 : A_CHUNKS, B_UNROLL = VEC ? 4 : B_CHUNKS;
+#pragma unroll A_UNROLL
+                for (int i = 0; i < A_CHUNKS; i++) {
+                    const int2 at = a_chunk(t + i * PRODUCER_THREADS);
+                    copy8<T, VEC>(&As[at.x * A_STRIDE + at.y], A, M, K, row0 + at.x, k0 + at.y);
+                }
+#pragma unroll B_UNROLL
+                for (int i = 0; i < B_CHUNKS; i++) {
+                    const int c = t + i * PRODUCER_THREADS;
+                    copy8<T, VEC>(&Bs[c / (BN / 8) * B_STRIDE + c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8),
+                                  col0 + c % (BN / 8) * 8);
+                }
+            }
+            asm volatile("cp.async.commit_group;" ::: "memory");
+            fill = advance(fill);
+        }
+        /* The last STAGES - 1 slices (or all, when K is shorter): wait for everything. */
+        asm volatile("cp.async.wait_group 0;" ::: "memory");
+        for (int left = min(slices, STAGES - 1); left > 0; left--) {
+            mbar_arrive(&full[landed.stage]);
+            landed = advance(landed);
+        }
+        return;
+    }
+
+    /* Consumer: warp `warp` computes one WM x WN tile of C. acc[i][j]: this lane's 4 elements
+     * of the warp's 16 x 8 tile (i, j): rows lane / 4 and lane / 4 + 8, columns lane % 4 * 2
+     * and + 1 (the mma.sync accumulator layout). */
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+    if constexpr (REBALANCE && VEC) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(CONSUMER_REGISTERS));
+#endif
+    const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
+    float acc[M_TILES][N_TILES][4] = {};
+    ring_pos pos = {0, 0};
+    for (int slice = 0; slice < slices; slice++) {
+        mbar_wait(&full[pos.stage], pos.phase); /* every producer thread's copies of this slice have landed */
+        const T(*As)[A_STRIDE] = reinterpret_cast<const T(*)[A_STRIDE]>(ring + pos.stage * STAGE_ELEMS);
+        const T(*Bs)[B_STRIDE] = reinterpret_cast<const T(*)[B_STRIDE]>(ring + pos.stage * STAGE_ELEMS + BM * A_STRIDE);
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += MMA_K) {
+            uint32_t a[M_TILES][4], b[N_TILES][2];
+            /* A fragment of tile i: lanes 0-15 point at rows 0-15 (k 0-7), lanes 16-31 at the
+             * same rows, k 8-15: the four matrices arrive as mma's a0..a3. */
+#pragma unroll
+            for (int i = 0; i < M_TILES; i++)
+                ldmatrix_x4(a[i], &As[warp_row + i * MMA_M + lane % 16][kk + lane / 16 * 8]);
+            /* B fragments of tiles j and j + 1: lanes 0-15 point at k rows 0-15 of columns
+             * n .. n+7, lanes 16-31 at the same rows of n+8 .. n+15; transposed on the way. */
+#pragma unroll
+            for (int j = 0; j < N_TILES; j += 2) {
+                uint32_t r[4];
+                ldmatrix_x4_trans(r, &Bs[kk + lane % 16][warp_col + j * MMA_N + lane / 16 * 8]);
+                b[j][0] = r[0];
+                b[j][1] = r[1];
+                b[j + 1][0] = r[2];
+                b[j + 1][1] = r[3];
+            }
+            if (kk + MMA_K == BK) {
+                /* The slice's last fragments are in registers: the stage is free for the producers
+                 * while its last mma instructions run. */
+                mbar_arrive(&empty[pos.stage]);
+            }
+#pragma unroll
+            for (int i = 0; i < M_TILES; i++)
+#pragma unroll
+                for (int j = 0; j < N_TILES; j++) mma_16816<T>(acc[i][j], a[i], b[j]);
+        }
+        pos = advance(pos);
+    }
+
+    /* The epilogue. Stored straight from the accumulators, one instruction writes 8 bytes to each
+     * of 8 rows: 8 partial lines. Instead each warp puts half its columns at a time into shared
+     * memory (the ring is drained: every slice has been read, and the named barrier waits for the
+     * other consumers' last ldmatrix), then reads them back as rows of float4: with WN = 64, a
+     * quarter-warp writes one whole 128-byte line of C. The producers take no part (barrier 1,
+     * consumers only). */
+    asm volatile("bar.sync 1, %0;" ::"n"(CONSUMER_WARPS * 32) : "memory");
+    float *const staged = reinterpret_cast<float *>(smem) + warp * WM * EPI_STRIDE;
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+        /* A half-warp's float2 writes cover 4 rows of 8 floats; rows EPI_STRIDE floats apart
+         * start in 4 different groups of 8 banks, so together they fill the 32 banks. */
+        static_assert(EPI_STRIDE % 32 == 8 || EPI_STRIDE % 32 == 24,
+                      "4 consecutive staged rows start in 4 different 8-bank groups");
+#pragma unroll
+        for (int i = 0; i < M_TILES; i++)
+#pragma unroll
+            for (int j = 0; j < N_TILES / 2; j++) {
+                float *at = &staged[(i * MMA_M + lane / 4) * EPI_STRIDE + j * MMA_N + lane % 4 * 2];
+                const float *d = acc[i][half * N_TILES / 2 + j];
+                *reinterpret_cast<float2 *>(at) = make_float2(d[0], d[1]);
+                *reinterpret_cast<float2 *>(at + 8 * EPI_STRIDE) = make_float2(d[2], d[3]);
+            }
+        __syncwarp();
+#pragma unroll 4
+        for (int e = lane * 4; e < WM * EPI_COLS; e += 32 * 4) {
+            const int r = e / EPI_COLS, c = e % EPI_COLS;
+            store4(C, M, N, row0 + warp_row + r, col0 + warp_col + half * EPI_COLS + c,
+                   *reinterpret_cast<const float4 *>(&staged[r * EPI_STRIDE + c]), alpha, beta);
+        }
+        __syncwarp(); /* read back before the next half overwrites it */
+    }
+}
+
+template <typename T>
+static cudaError_t launch_typed(gemm_args *p, bool vec) {
+    dim3 block(THREADS);
+    dim3 grid(ceil_div(p->m, BM) * ceil_div(p->n, BN));
+    /* Above 48 KB of dynamic shared memory a kernel must opt in, once per instantiation. */
+    static bool opted_in = false;
+    if (!opted_in) {
+        int device = 0, optin = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        if (SMEM_BYTES > optin) {
+            fprintf(stderr, "%s: this build needs %d KB of shared memory per block, this GPU allows %d KB: "
+                            "build it with tuned/default.flags\n", STEP_NAME, SMEM_BYTES / 1024, optin / 1024);
+            return cudaErrorInvalidConfiguration;
+        }
+        cudaError_t err = cudaFuncSetAttribute(gemm_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        if (err == cudaSuccess)
+            err = cudaFuncSetAttribute(gemm_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        if (err != cudaSuccess) return err;
+        opted_in = true;
+    }
+    if (vec)
+        gemm_kernel<T, true><<<grid, block, SMEM_BYTES>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b,
+                                                         p->beta, p->c);
+    else
+        gemm_kernel<T, false><<<grid, block, SMEM_BYTES>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b,
+                                                          p->beta, p->c);
+    return cudaGetLastError();
+}
+
+static cudaError_t launch_gemm(gemm_args *p) {
+    /* 16-byte global loads need 16-byte aligned rows: K and N multiples of 8 elements. */
+    const bool vec = p->k % 8 == 0 && p->n % 8 == 0 && ((size_t)p->a | (size_t)p->b) % 16 == 0;
+    p->path = vec ? "16-byte" : "scalar";
+    return p->dtype == GEMM_F16 ? launch_typed<__half>(p, vec) : launch_typed<__nv_bfloat16>(p, vec);
+}
+
+int main(int argc, char **argv) {
+    static const gemm_step step = {STEP_NAME, GEMM_F16 | GEMM_BF16, launch_gemm};
+    return gemm_main(argc, argv, &step);
+}
