@@ -7,13 +7,18 @@
  * with ldmatrix (one instruction loads four 8 x 8 matrices, already spread
  * over the lanes the way mma wants them). Rows of the shared tiles are
  * padded by 16 bytes so that the 8 rows an 8 x 8 matrix comes from fall in
- * 8 different bank groups.
+ * 8 different bank groups. The math of a slice is now so short that the
+ * barrier matters: the shared ring has a third stage, which lets the one
+ * barrier per slice sit halfway through the slice's mma instead of between
+ * a deposit and the reads it publishes. C leaves through shared memory as
+ * whole rows of float4.
  *
  *     make step N=9 && ./09_tensorcore/gemm 4096 --dtype bf16 --cublas
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <type_traits>
 
 #include "gemm.h"
@@ -46,6 +51,7 @@
 #ifndef PAD
 #define PAD 8 /* elements (16 bytes) of padding per shared-memory row */
 #endif
+#define STAGES 3 /* the slice being multiplied, the next one (published), the one being deposited */
 #define A_STRIDE (BK + PAD)
 #define B_STRIDE (BN + PAD)
 #define A_CHUNKS (BM * BK / 8 / THREADS) /* 16-byte chunks of 8 elements each thread copies per slice */
@@ -54,7 +60,7 @@
 static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles must cover the block tile exactly");
 static_assert(WM % MMA_M == 0, "a warp tile is whole m16 tiles down");
 static_assert(WN % (2 * MMA_N) == 0, "a warp tile is whole pairs of n8 tiles across (one ldmatrix.x4.trans loads two)");
-static_assert(BK % MMA_K == 0, "a K slice is whole k16 steps");
+static_assert(BK % (2 * MMA_K) == 0, "a K slice is whole k16 steps, an even number: the barrier sits after the first half");
 static_assert(BK % 8 == 0 && BN % 8 == 0, "tiles are copied in 16-byte chunks of 8 elements");
 static_assert((BM * BK / 8) % THREADS == 0 && (BK * BN / 8) % THREADS == 0, "the chunks of a tile divide evenly among the threads");
 static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16-byte stores need 16-byte aligned rows");
@@ -64,8 +70,19 @@ static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 =
 static_assert(THREADS <= 1024, "a block is at most 1024 threads");
 static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at most 2048 threads");
 #define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
-#define SMEM_BYTES (2 * STAGE_ELEMS * 2)           /* two stages of 2-byte elements */
-static_assert(SMEM_BYTES <= 99 * 1024, "two stages must fit the smallest opt-in shared memory of sm_80+ GPUs (99 KB on sm_86/89)");
+#define RING_BYTES (STAGES * STAGE_ELEMS * 2)      /* STAGES stages of 2-byte elements */
+/* The epilogue stages C through the same shared memory once the ring is drained: per
+ * warp, half its tile's columns at a time, rows padded by 8 floats (README, "The epilogue"). */
+#define EPI_COLS (WN / 2)
+#define EPI_STRIDE (EPI_COLS + 8)
+#define EPI_BYTES (WARPS * WM * EPI_STRIDE * 4)
+#define SMEM_BYTES (RING_BYTES > EPI_BYTES ? RING_BYTES : EPI_BYTES)
+/* A tuned configuration may use more than the 99 KB every sm_80+ GPU allows (the launch
+ * checks this GPU's limit); tuned/default.flags stays within 99 KB, so it runs anywhere. */
+static_assert(SMEM_BYTES <= 227 * 1024, "the stages must fit the largest opt-in shared memory of sm_80+ GPUs (227 KB on sm_90)");
+/* In the epilogue a half-warp's float2 writes cover 4 staged rows of 8 floats; rows EPI_STRIDE
+ * floats apart start in 4 different groups of 8 banks, so together they fill the 32 banks. */
+static_assert(EPI_STRIDE % 32 == 8 || EPI_STRIDE % 32 == 24, "4 consecutive staged rows start in 4 different 8-bank groups");
 
 /* Elements (row, col .. col+7) of a row-major rows x cols matrix, as one 16-byte chunk;
  * zeros outside the matrix. VEC: one 16-byte load, legal when cols % 8 == 0 (then a
@@ -123,26 +140,27 @@ __device__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) 
             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-/* C(row, col), C(row, col + 1) = alpha * acc + beta * C, inside the matrix only; C is not
- * read when beta == 0. col is even, so with N even the pair is one aligned float2. */
-__device__ void store2(float *C, int M, int N, int row, int col, float acc0, float acc1, float alpha, float beta) {
+/* C(row, col .. col + 3) = alpha * acc + beta * C, inside the matrix only; C is not read when
+ * beta == 0. col is a multiple of 4, so with N a multiple of 4 the four are one aligned float4. */
+__device__ void store4(float *C, int M, int N, int row, int col, float4 acc, float alpha, float beta) {
     if (row >= M) return;
     float *c = &C[row * N + col];
-    if (N % 2 == 0 && col + 1 < N) {
-        const float2 old = beta != 0.0f ? *reinterpret_cast<float2 *>(c) : make_float2(0.0f, 0.0f);
-        *reinterpret_cast<float2 *>(c) = make_float2(alpha * acc0 + beta * old.x, alpha * acc1 + beta * old.y);
+    if (N % 4 == 0 && col + 3 < N) {
+        const float4 old = beta != 0.0f ? *reinterpret_cast<float4 *>(c) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        *reinterpret_cast<float4 *>(c) = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
+                                                     alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
         return;
     }
-    const float v[2] = {acc0, acc1};
-    for (int e = 0; e < 2; e++)
+    const float v[4] = {acc.x, acc.y, acc.z, acc.w};
+    for (int e = 0; e < 4; e++)
         if (col + e < N) c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
 }
 
 template <typename T, bool VEC>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
                                                        float beta, float *C) {
-    /* Two stages of (A tile row-major (k contiguous), B tile k-major (n contiguous)), both
-     * padded; dynamic shared memory, because two stages pass the 48 KB static limit. */
+    /* Three stages of (A tile row-major (k contiguous), B tile k-major (n contiguous)), both
+     * padded; dynamic shared memory, because the stages pass the 48 KB static limit. */
     extern __shared__ __align__(16) unsigned char smem[];
     T *const ring = reinterpret_cast<T *>(smem);
     /* Tiles are numbered down the columns of C, one block each (as in steps 03-08). */
@@ -184,13 +202,25 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
         }
     };
 
+    /* Slice s lives in stage s % 3. Slices 0 and 1 go in before the loop; iteration s deposits
+     * slice s + 2. Its one barrier sits after the first half of the slice's k16 steps, and
+     * orders exactly what must be ordered: every thread's reads of slice s - 1 (iteration s - 1)
+     * before this iteration's deposit into the same stage, and the deposit of slice s + 1 (end
+     * of iteration s - 1) before anyone reads it (iteration s + 1). No barrier separates a
+     * deposit from the next slice's first ldmatrix, and a warp that reaches the barrier early
+     * still has the first half's mma queued in the tensor pipe. (With two stages the barrier
+     * must come after the deposit and before the next reads: measured 3-4% slower.) */
     fetch(0);
     deposit(0);
+    if (BK < K) {
+        fetch(BK);
+        deposit(1);
+    }
     __syncthreads();
     int stage = 0;
-    for (int k0 = 0; k0 < K; k0 += BK, stage ^= 1) {
-        const bool more = k0 + BK < K;
-        if (more) fetch(k0 + BK); /* in flight during the math below */
+    for (int k0 = 0; k0 < K; k0 += BK, stage = stage == STAGES - 1 ? 0 : stage + 1) {
+        const bool more = k0 + 2 * BK < K;
+        if (more) fetch(k0 + 2 * BK); /* in flight during the math below */
         const T(*As)[A_STRIDE] = reinterpret_cast<const T(*)[A_STRIDE]>(ring + stage * STAGE_ELEMS);
         const T(*Bs)[B_STRIDE] = reinterpret_cast<const T(*)[B_STRIDE]>(ring + stage * STAGE_ELEMS + BM * A_STRIDE);
 #pragma unroll
@@ -216,20 +246,37 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
             for (int i = 0; i < M_TILES; i++)
 #pragma unroll
                 for (int j = 0; j < N_TILES; j++) mma_16816<T>(acc[i][j], a[i], b[j]);
+            if (kk + MMA_K == BK / 2) __syncthreads();
         }
-        /* The other stage was last read before the previous barrier, so it can be filled now;
-         * one barrier per slice then orders both this deposit and the next slice's reads. */
-        if (more) deposit(stage ^ 1);
-        __syncthreads();
+        if (more) deposit(stage == 0 ? STAGES - 1 : stage - 1); /* stage (s + 2) % 3: slice s - 1 was there */
     }
+
+    /* The epilogue. Stored straight from the accumulators, one instruction writes 8 bytes to each
+     * of 8 rows: 8 partial lines. Instead each warp puts half its columns at a time into shared
+     * memory (the ring is free once the barrier has seen every warp's last ldmatrix), then reads
+     * them back as rows of float4: a quarter-warp writes WN / 2 consecutive floats of one row. */
+    __syncthreads();
+    float *const staged = reinterpret_cast<float *>(smem) + warp * WM * EPI_STRIDE;
 #pragma unroll
-    for (int i = 0; i < M_TILES; i++)
+    for (int half = 0; half < 2; half++) {
 #pragma unroll
-        for (int j = 0; j < N_TILES; j++) {
-            const int row = row0 + warp_row + i * MMA_M + lane / 4, col = col0 + warp_col + j * MMA_N + lane % 4 * 2;
-            store2(C, M, N, row, col, acc[i][j][0], acc[i][j][1], alpha, beta);
-            store2(C, M, N, row + 8, col, acc[i][j][2], acc[i][j][3], alpha, beta);
+        for (int i = 0; i < M_TILES; i++)
+#pragma unroll
+            for (int j = 0; j < N_TILES / 2; j++) {
+                float *at = &staged[(i * MMA_M + lane / 4) * EPI_STRIDE + j * MMA_N + lane % 4 * 2];
+                const float *d = acc[i][half * N_TILES / 2 + j];
+                *reinterpret_cast<float2 *>(at) = make_float2(d[0], d[1]);
+                *reinterpret_cast<float2 *>(at + 8 * EPI_STRIDE) = make_float2(d[2], d[3]);
+            }
+        __syncwarp();
+#pragma unroll 4
+        for (int e = lane * 4; e < WM * EPI_COLS; e += 32 * 4) {
+            const int r = e / EPI_COLS, c = e % EPI_COLS;
+            store4(C, M, N, row0 + warp_row + r, col0 + warp_col + half * EPI_COLS + c,
+                   *reinterpret_cast<const float4 *>(&staged[r * EPI_STRIDE + c]), alpha, beta);
         }
+        __syncwarp(); /* read back before the next half overwrites it */
+    }
 }
 
 template <typename T>
@@ -239,6 +286,14 @@ static cudaError_t launch_typed(gemm_args *p, bool vec) {
     /* Above 48 KB of dynamic shared memory a kernel must opt in, once per instantiation. */
     static bool opted_in = false;
     if (!opted_in) {
+        int device = 0, optin = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        if (SMEM_BYTES > optin) {
+            fprintf(stderr, "%s: this build needs %d KB of shared memory per block, this GPU allows %d KB: "
+                            "build it with tuned/default.flags\n", STEP_NAME, SMEM_BYTES / 1024, optin / 1024);
+            return cudaErrorInvalidConfiguration;
+        }
         cudaError_t err = cudaFuncSetAttribute(gemm_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
         if (err == cudaSuccess)
             err = cudaFuncSetAttribute(gemm_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);

@@ -115,6 +115,9 @@ static_assert(!REBALANCE || PRODUCER_REGISTERS * PRODUCER_THREADS + CONSUMER_REG
 /* A tuned configuration may use more than the 99 KB every sm_80+ GPU allows (the launch
  * checks this GPU's limit); tuned/default.flags stays within 99 KB, so it runs anywhere. */
 static_assert(SMEM_BYTES <= 227 * 1024, "the stages must fit the largest opt-in shared memory of sm_80+ GPUs (227 KB on sm_90)");
+/* In the epilogue a half-warp's float2 writes cover 4 staged rows of 8 floats; rows EPI_STRIDE
+ * floats apart start in 4 different groups of 8 banks, so together they fill the 32 banks. */
+static_assert(EPI_STRIDE % 32 == 8 || EPI_STRIDE % 32 == 24, "4 consecutive staged rows start in 4 different 8-bank groups");
 
 /* Elements (row, col .. col+7) of a row-major rows x cols matrix into shared memory
  * at dst; zeros outside the matrix. VEC: one asynchronous 16-byte copy, legal when
@@ -375,10 +378,6 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
     float *const staged = reinterpret_cast<float *>(smem) + warp * WM * EPI_STRIDE;
 #pragma unroll
     for (int half = 0; half < 2; half++) {
-        /* A half-warp's float2 writes cover 4 rows of 8 floats; rows EPI_STRIDE floats apart
-         * start in 4 different groups of 8 banks, so together they fill the 32 banks. */
-        static_assert(EPI_STRIDE % 32 == 8 || EPI_STRIDE % 32 == 24,
-                      "4 consecutive staged rows start in 4 different 8-bank groups");
 #pragma unroll
         for (int i = 0; i < M_TILES; i++)
 #pragma unroll

@@ -86,8 +86,15 @@ def threads_08(bm, bn, bk, wm, wn, wniter, tm, tn):
 
 
 def rules_09(bm, bn, bk, wm, wn, min_blocks):
-    """The static_asserts of 09_tensorcore/gemm.cu, in the same order, at the shipped PAD = 8."""
-    return rules_tc(bm, bn, bk, wm, wn, min_blocks) and 2 * stage_bytes_tc(bm, bn, bk) <= 99 * 1024
+    """The static_asserts of 09_tensorcore/gemm.cu, at the shipped PAD = 8: whole pairs of k16 steps
+    per slice (the barrier sits after the first half), a ring of 3 stages and the staged epilogue
+    (half a warp's columns in FP32, rows padded by 8 floats) within 227 KB, staged rows 8 or 24
+    banks apart."""
+    epi_stride = wn // 2 + 8
+    epi_bytes = (bm // wm) * (bn // wn) * wm * epi_stride * 4
+    return (rules_tc(bm, bn, bk, wm, wn, min_blocks) and bk % 32 == 0
+            and max(3 * stage_bytes_tc(bm, bn, bk), epi_bytes) <= 227 * 1024
+            and epi_stride % 32 in (8, 24))
 
 
 def rules_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
@@ -98,7 +105,8 @@ def rules_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
                          threads=threads_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks),
                          copy_threads=producer_warps * 32)
             and stages >= 2
-            and stages * stage_bytes_tc(bm, bn, bk) + 2 * stages * 8 <= 227 * 1024)
+            and stages * stage_bytes_tc(bm, bn, bk) + 2 * stages * 8 <= 227 * 1024
+            and (wn // 2 + 8) % 32 in (8, 24))
 
 
 def limits_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
