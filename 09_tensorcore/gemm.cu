@@ -1,9 +1,9 @@
 /*
  * Step 09: tensor cores. FP16 or BF16 inputs (--dtype fp16|bf16), FP32
- * accumulation, FP32 C. Step 08's block -> warp structure and its double
- * buffer, with the inner product done by the tensor cores: each warp issues
- * mma.sync.m16n8k16 (a 16 x 8 x 16 multiply-add per instruction, 2048 FMAs)
- * through inline PTX, and reads its operand fragments from shared memory
+ * accumulation, FP32 C. Step 08's block -> warp structure and its loads
+ * through registers, with the inner product done by the tensor cores: each
+ * warp issues mma.sync.m16n8k16 (a 16 x 8 x 16 multiply-add per instruction,
+ * 2048 FMAs) through inline PTX, and reads its operand fragments from shared memory
  * with ldmatrix (one instruction loads four 8 x 8 matrices, already spread
  * over the lanes the way mma wants them). Rows of the shared tiles are
  * padded by 16 bytes so that the 8 rows an 8 x 8 matrix comes from fall in
