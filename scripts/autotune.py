@@ -90,11 +90,8 @@ def rules_09(bm, bn, bk, wm, wn, min_blocks):
     per slice (the barrier sits after the first half), a ring of 3 stages and the staged epilogue
     (half a warp's columns in FP32, rows padded by 8 floats) within 227 KB, staged rows 8 or 24
     banks apart."""
-    epi_stride = wn // 2 + 8
-    epi_bytes = (bm // wm) * (bn // wn) * wm * epi_stride * 4
     return (rules_tc(bm, bn, bk, wm, wn, min_blocks) and bk % 32 == 0
-            and max(3 * stage_bytes_tc(bm, bn, bk), epi_bytes) <= 227 * 1024
-            and epi_stride % 32 in (8, 24))
+            and max(3 * stage_bytes_tc(bm, bn, bk), epi_bytes_tc(bm, bn, wm, wn)) <= 227 * 1024)
 
 
 def rules_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
@@ -105,8 +102,7 @@ def rules_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
                          threads=threads_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks),
                          copy_threads=producer_warps * 32)
             and stages >= 2
-            and stages * stage_bytes_tc(bm, bn, bk) + 2 * stages * 8 <= 227 * 1024
-            and (wn // 2 + 8) % 32 in (8, 24))
+            and max(stages * stage_bytes_tc(bm, bn, bk), epi_bytes_tc(bm, bn, wm, wn)) + 2 * stages * 8 <= 227 * 1024)
 
 
 def limits_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
@@ -123,8 +119,8 @@ def threads_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
 
 def rules_tc(bm, bn, bk, wm, wn, min_blocks, threads=None, copy_threads=None):
     """What 09 and 10 share: warp tiles of whole mma tiles, 16-byte copies divided evenly among the
-    threads that copy, odd 16-byte units per padded row. threads: the block (09: one warp per warp
-    tile); copy_threads: those that copy (09: all of them)."""
+    threads that copy, odd 16-byte units per padded row, staged rows of C 8 or 24 banks apart.
+    threads: the block (09: one warp per warp tile); copy_threads: those that copy (09: all of them)."""
     if bm % wm or bn % wn:
         return False
     threads = threads or threads_tc(bm, bn, bk, wm, wn)
@@ -135,7 +131,13 @@ def rules_tc(bm, bn, bk, wm, wn, min_blocks, threads=None, copy_threads=None):
             and (bk + 8) * 2 % 16 == 0 and (bn + 8) * 2 % 16 == 0
             and (bk + 8) * 2 // 16 % 2 == 1 and (bn + 8) * 2 // 16 % 2 == 1
             and threads <= 1024
-            and min_blocks >= 1 and threads * min_blocks <= 2048)
+            and min_blocks >= 1 and threads * min_blocks <= 2048
+            and (wn // 2 + 8) % 32 in (8, 24))
+
+
+def epi_bytes_tc(bm, bn, wm, wn):
+    """The staged epilogue of 09/10: per warp tile, half its columns in FP32, rows padded by 8 floats."""
+    return (bm // wm) * (bn // wn) * wm * (wn // 2 + 8) * 4
 
 
 def stage_bytes_tc(bm, bn, bk):
