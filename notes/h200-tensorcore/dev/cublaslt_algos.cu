@@ -1,0 +1,165 @@
+/*
+ * Every cuBLASLt algorithm configuration (algorithm id x tile x stages x CTA swizzle, no
+ * split-K) for C = A * B at n x n x n with fp16 or bf16 inputs and fp32 C, timed one by one:
+ * which of NVIDIA's own kernels use mma.sync (sm80_* / ampere_* names) and how fast the best of
+ * them is on this GPU, next to the default cublasGemmEx in the same process. Step 10's target
+ * is a fraction of that default; this says what NVIDIA's mma.sync kernels reach here.
+ *
+ *     nvcc -O2 -std=c++17 -arch=sm_90a notes/h200-tensorcore/dev/cublaslt_algos.cu -lcublasLt -lcublas -o algos
+ *     ./algos fp16 time 4096 > t.txt    # one line per configuration: id tile stages swizzle us TFLOPS
+ *     grep TFLOPS t.txt | sort -t: -k3 -rn | head -40 > top.txt
+ *     ncu --clock-control none --metrics gpu__time_duration.sum ./algos fp16 names 4096 top.txt
+ *                                       # the kernel each listed configuration launches, after a marker
+ *
+ * Same operand layout as the harness's cuBLAS call: row-major A, B, C computed as the
+ * column-major C^T = B^T A^T (op N, N).
+ */
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+#define CB(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "%s:%d cublas status %d\n", __FILE__, __LINE__, (int)s_); exit(1); } } while (0)
+
+__global__ void fill(uint16_t *p, size_t count, uint32_t seed, bool bf16) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 2654435761u ^ seed;
+        h ^= h >> 15; h *= 2246822519u; h ^= h >> 13;
+        const float v = (h & 0xffff) / 32768.0f - 1.0f;
+        if (bf16) { __nv_bfloat16 b = __float2bfloat16(v); p[i] = *reinterpret_cast<uint16_t *>(&b); }
+        else { __half b = __float2half(v); p[i] = *reinterpret_cast<uint16_t *>(&b); }
+    }
+}
+__global__ void marker(int config) { (void)config; } /* separates configurations in an ncu listing */
+
+static std::vector<uint32_t> cap_list(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr) {
+    size_t bytes = 0;
+    std::vector<uint32_t> v;
+    if (cublasLtMatmulAlgoCapGetAttribute(algo, attr, NULL, 0, &bytes) != CUBLAS_STATUS_SUCCESS || bytes == 0) return {0};
+    v.resize(bytes / sizeof(uint32_t));
+    CB(cublasLtMatmulAlgoCapGetAttribute(algo, attr, v.data(), bytes, &bytes));
+    return v;
+}
+
+int main(int argc, char **argv) {
+    const bool names = argc == 5 && !strcmp(argv[2], "names");
+    if ((argc != 4 && !names) || (strcmp(argv[1], "fp16") && strcmp(argv[1], "bf16")) || (strcmp(argv[2], "time") && !names)) {
+        fprintf(stderr, "usage: %s fp16|bf16 time n | %s fp16|bf16 names n file-of-time-lines\n", argv[0], argv[0]);
+        return 2;
+    }
+    const bool bf16 = !strcmp(argv[1], "bf16"), timing = !names;
+    const int n = atoi(argv[3]);
+    const cudaDataType_t T = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    const size_t elems = (size_t)n * n, ws_bytes = 256u << 20;
+    uint16_t *A, *B;
+    float *C;
+    void *ws;
+    CK(cudaMalloc(&A, elems * 2)); CK(cudaMalloc(&B, elems * 2)); CK(cudaMalloc(&C, elems * 4)); CK(cudaMalloc(&ws, ws_bytes));
+    fill<<<1024, 256>>>(A, elems, 1, bf16);
+    fill<<<1024, 256>>>(B, elems, 2, bf16);
+    CK(cudaDeviceSynchronize());
+    const float alpha = 1.0f, beta = 0.0f;
+    const double flop = 2.0 * n * (double)n * n;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+
+    /* The reference: the harness's call. */
+    if (timing) {
+        cublasHandle_t h;
+        CB(cublasCreate(&h));
+        auto gemm_ex = [&] { CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, B, T, n, A, T, n, &beta, C, CUDA_R_32F, n,
+                                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)); };
+        for (int i = 0; i < 3; i++) gemm_ex();
+        CK(cudaEventRecord(e0));
+        for (int i = 0; i < 20; i++) gemm_ex();
+        CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1));
+        float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
+        printf("cublasGemmEx default: %.1f us %.1f TFLOPS\n", ms * 1000 / 20, flop / (ms / 20 * 1e-3) / 1e12);
+        CB(cublasDestroy(h));
+    }
+
+    cublasLtHandle_t lt;
+    CB(cublasLtCreate(&lt));
+    cublasLtMatmulDesc_t op;
+    CB(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t no = CUBLAS_OP_N;
+    CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &no, sizeof no));
+    CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &no, sizeof no));
+    cublasLtMatrixLayout_t la, lb, lc;
+    CB(cublasLtMatrixLayoutCreate(&la, T, n, n, n));
+    CB(cublasLtMatrixLayoutCreate(&lb, T, n, n, n));
+    CB(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, n, n, n));
+    int ids[512], id_count = 0;
+    CB(cublasLtMatmulAlgoGetIds(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, T, T, CUDA_R_32F, CUDA_R_32F, 512, ids, &id_count));
+    printf("%d algorithm ids\n", id_count);
+    if (names) {
+        /* Launch each configuration listed (lines of the time mode) once, after a marker kernel. */
+        FILE *f = fopen(argv[4], "r");
+        if (!f) { fprintf(stderr, "cannot read %s\n", argv[4]); return 2; }
+        char line[512];
+        for (int k = 0; fgets(line, sizeof line, f); k++) {
+            int id;
+            uint32_t tile, stage, swizzle;
+            const char *at = strstr(line, "id ");
+            if (!at || sscanf(at, "id %d tile %u stages %u swizzle %u", &id, &tile, &stage, &swizzle) != 4) continue;
+            cublasLtMatmulAlgo_t c;
+            const int32_t splitk = 1;
+            CB(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, T, T, CUDA_R_32F, CUDA_R_32F, id, &c));
+            CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile));
+            CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stage, sizeof stage));
+            CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk));
+            CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle, sizeof swizzle));
+            marker<<<1, 1>>>(k);
+            const cublasStatus_t st = cublasLtMatmul(lt, op, &alpha, B, la, A, lb, &beta, C, lc, C, lc, &c, ws, ws_bytes, 0);
+            CK(cudaDeviceSynchronize());
+            printf("marker %d: id %d tile %u stages %u swizzle %u: %s\n", k, id, tile, stage, swizzle, st ? "failed" : "ran");
+        }
+        return 0;
+    }
+    int config = 0;
+    for (int a = 0; a < id_count; a++) {
+        cublasLtMatmulAlgo_t algo;
+        if (cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, T, T, CUDA_R_32F, CUDA_R_32F, ids[a], &algo) != CUBLAS_STATUS_SUCCESS)
+            continue;
+        const std::vector<uint32_t> tiles = cap_list(&algo, CUBLASLT_ALGO_CAP_TILE_IDS), stages = cap_list(&algo, CUBLASLT_ALGO_CAP_STAGES_IDS);
+        uint32_t swizzle_support = 0;
+        size_t bytes;
+        cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, &swizzle_support, sizeof swizzle_support, &bytes);
+        for (uint32_t tile : tiles)
+            for (uint32_t stage : stages)
+                for (uint32_t swizzle = 0; swizzle <= (swizzle_support ? 1u : 0u); swizzle++) {
+                    cublasLtMatmulAlgo_t c = algo;
+                    const int32_t splitk = 1;
+                    if (cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile) ||
+                        cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stage, sizeof stage) ||
+                        cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk) ||
+                        cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle, sizeof swizzle))
+                        continue;
+                    cublasLtMatmulHeuristicResult_t r;
+                    if (cublasLtMatmulAlgoCheck(lt, op, la, lb, lc, lc, &c, &r) != CUBLAS_STATUS_SUCCESS || r.workspaceSize > ws_bytes) continue;
+                    auto run = [&] {
+                        return cublasLtMatmul(lt, op, &alpha, B, la, A, lb, &beta, C, lc, C, lc, &c, ws, ws_bytes, 0);
+                    };
+                    if (run() != CUBLAS_STATUS_SUCCESS || cudaDeviceSynchronize() != cudaSuccess) continue;
+                    CK(cudaEventRecord(e0));
+                    run();
+                    CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1));
+                    float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
+                    if (ms > 20) continue; /* hopeless: not worth repeating */
+                    const int reps = 5;
+                    CK(cudaEventRecord(e0));
+                    for (int i = 0; i < reps; i++) run();
+                    CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1));
+                    CK(cudaEventElapsedTime(&ms, e0, e1));
+                    printf("config %d: id %d tile %u stages %u swizzle %u: %.1f us %.1f TFLOPS\n", config++, ids[a], tile, stage, swizzle,
+                           ms * 1000 / reps, flop / (ms / reps * 1e-3) / 1e12);
+                }
+    }
+    return 0;
+}
