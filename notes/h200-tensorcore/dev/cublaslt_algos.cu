@@ -10,6 +10,8 @@
  *     grep TFLOPS t.txt | sort -t: -k3 -rn | head -40 > top.txt
  *     ncu --clock-control none --metrics gpu__time_duration.sum ./algos fp16 names 4096 top.txt
  *                                       # the kernel each listed configuration launches, after a marker
+ *     ./algos fp16 retime 4096 top.txt  # the listed ones again, 3 rounds of 20 runs each,
+ *                                       # each round after 20 runs of the default
  *
  * Same operand layout as the harness's cuBLAS call: row-major A, B, C computed as the
  * column-major C^T = B^T A^T (op N, N).
@@ -48,12 +50,13 @@ static std::vector<uint32_t> cap_list(const cublasLtMatmulAlgo_t *algo, cublasLt
 }
 
 int main(int argc, char **argv) {
-    const bool names = argc == 5 && !strcmp(argv[2], "names");
-    if ((argc != 4 && !names) || (strcmp(argv[1], "fp16") && strcmp(argv[1], "bf16")) || (strcmp(argv[2], "time") && !names)) {
-        fprintf(stderr, "usage: %s fp16|bf16 time n | %s fp16|bf16 names n file-of-time-lines\n", argv[0], argv[0]);
+    const bool names = argc == 5 && !strcmp(argv[2], "names"), retime = argc == 5 && !strcmp(argv[2], "retime");
+    if ((argc != 4 && !names && !retime) || (strcmp(argv[1], "fp16") && strcmp(argv[1], "bf16")) ||
+        (strcmp(argv[2], "time") && !names && !retime)) {
+        fprintf(stderr, "usage: %s fp16|bf16 time n | %s fp16|bf16 names|retime n file-of-time-lines\n", argv[0], argv[0]);
         return 2;
     }
-    const bool bf16 = !strcmp(argv[1], "bf16"), timing = !names;
+    const bool bf16 = !strcmp(argv[1], "bf16"), timing = !names && !retime;
     const int n = atoi(argv[3]);
     const cudaDataType_t T = bf16 ? CUDA_R_16BF : CUDA_R_16F;
     const size_t elems = (size_t)n * n, ws_bytes = 256u << 20;
@@ -69,20 +72,21 @@ int main(int argc, char **argv) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
 
-    /* The reference: the harness's call. */
-    if (timing) {
-        cublasHandle_t h;
-        CB(cublasCreate(&h));
-        auto gemm_ex = [&] { CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, B, T, n, A, T, n, &beta, C, CUDA_R_32F, n,
-                                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)); };
-        for (int i = 0; i < 3; i++) gemm_ex();
+    /* Mean TFLOPS of `reps` back-to-back calls, after 3 untimed ones. */
+    auto tflops = [&](auto call, int reps) {
+        for (int i = 0; i < 3; i++) call();
         CK(cudaEventRecord(e0));
-        for (int i = 0; i < 20; i++) gemm_ex();
+        for (int i = 0; i < reps; i++) call();
         CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1));
         float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
-        printf("cublasGemmEx default: %.1f us %.1f TFLOPS\n", ms * 1000 / 20, flop / (ms / 20 * 1e-3) / 1e12);
-        CB(cublasDestroy(h));
-    }
+        return flop / (ms / reps * 1e-3) / 1e12;
+    };
+    /* The reference: the harness's call. */
+    cublasHandle_t h;
+    CB(cublasCreate(&h));
+    auto gemm_ex = [&] { CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, B, T, n, A, T, n, &beta, C, CUDA_R_32F, n,
+                                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)); };
+    if (timing) printf("cublasGemmEx default: %.1f TFLOPS\n", tflops(gemm_ex, 20));
 
     cublasLtHandle_t lt;
     CB(cublasLtCreate(&lt));
@@ -98,27 +102,42 @@ int main(int argc, char **argv) {
     int ids[512], id_count = 0;
     CB(cublasLtMatmulAlgoGetIds(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, T, T, CUDA_R_32F, CUDA_R_32F, 512, ids, &id_count));
     printf("%d algorithm ids\n", id_count);
-    if (names) {
-        /* Launch each configuration listed (lines of the time mode) once, after a marker kernel. */
+    if (names || retime) {
+        /* Launch each configuration listed (lines of the time mode) once, after a marker kernel;
+         * or time them, in rounds that each begin with the default. */
         FILE *f = fopen(argv[4], "r");
         if (!f) { fprintf(stderr, "cannot read %s\n", argv[4]); return 2; }
         char line[512];
-        for (int k = 0; fgets(line, sizeof line, f); k++) {
+        std::vector<std::vector<uint32_t>> listed;
+        while (fgets(line, sizeof line, f)) {
             int id;
             uint32_t tile, stage, swizzle;
             const char *at = strstr(line, "id ");
-            if (!at || sscanf(at, "id %d tile %u stages %u swizzle %u", &id, &tile, &stage, &swizzle) != 4) continue;
-            cublasLtMatmulAlgo_t c;
-            const int32_t splitk = 1;
-            CB(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, T, T, CUDA_R_32F, CUDA_R_32F, id, &c));
-            CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile));
-            CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stage, sizeof stage));
-            CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk));
-            CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle, sizeof swizzle));
-            marker<<<1, 1>>>(k);
-            const cublasStatus_t st = cublasLtMatmul(lt, op, &alpha, B, la, A, lb, &beta, C, lc, C, lc, &c, ws, ws_bytes, 0);
-            CK(cudaDeviceSynchronize());
-            printf("marker %d: id %d tile %u stages %u swizzle %u: %s\n", k, id, tile, stage, swizzle, st ? "failed" : "ran");
+            if (at && sscanf(at, "id %d tile %u stages %u swizzle %u", &id, &tile, &stage, &swizzle) == 4)
+                listed.push_back({(uint32_t)id, tile, stage, swizzle});
+        }
+        for (int round = 0; round < (retime ? 3 : 1); round++) {
+            if (retime) printf("round %d: cublasGemmEx default %.1f TFLOPS\n", round, tflops(gemm_ex, 20));
+            for (size_t k = 0; k < listed.size(); k++) {
+                const int id = (int)listed[k][0];
+                uint32_t tile = listed[k][1], stage = listed[k][2], swizzle = listed[k][3];
+                cublasLtMatmulAlgo_t c;
+                const int32_t splitk = 1;
+                CB(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, T, T, CUDA_R_32F, CUDA_R_32F, id, &c));
+                CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile));
+                CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stage, sizeof stage));
+                CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk));
+                CB(cublasLtMatmulAlgoConfigSetAttribute(&c, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle, sizeof swizzle));
+                auto run = [&] { CB(cublasLtMatmul(lt, op, &alpha, B, la, A, lb, &beta, C, lc, C, lc, &c, ws, ws_bytes, 0)); };
+                if (retime) {
+                    printf("round %d: id %d tile %u stages %u swizzle %u: %.1f TFLOPS\n", round, id, tile, stage, swizzle, tflops(run, 20));
+                    continue;
+                }
+                marker<<<1, 1>>>((int)k);
+                run();
+                CK(cudaDeviceSynchronize());
+                printf("marker %zu: id %d tile %u stages %u swizzle %u\n", k, id, tile, stage, swizzle);
+            }
         }
         return 0;
     }
