@@ -1,23 +1,15 @@
 /*
  * Step 10: a cp.async pipeline. Step 09's tensor-core math, with the tiles
  * brought in by cp.async (16 bytes per instruction, global -> shared without
- * passing through registers) into a ring of STAGES shared-memory stages, and
- * the warps of a block split into two roles so that the copies never stall
- * the math:
- * - producer warps only copy. Each commits the copies of one K slice as a
- *   cp.async group; cp.async.wait_group STAGES - 2 then tells it which older
- *   slice has landed, and it announces that slice on the stage's "full"
- *   mbarrier. Before refilling a stage it waits on the stage's "empty"
- *   mbarrier.
- * - consumer warps only multiply (step 09's ldmatrix + mma.sync). Each waits
- *   for a full stage, reads it, and arrives on its empty mbarrier as soon as
- *   the last fragments are in registers.
- * No __syncthreads() runs in the K loop: warps meet only at the mbarriers of
- * the stage they need, so up to STAGES - 1 slices are in flight while a
- * slice is multiplied. The producers' issue rate matters too: a slice wholly
- * inside A and B is copied without bounds tests, and on sm_90a setmaxnreg
- * moves registers from the producers to the consumers. At the end C leaves
- * through the drained ring, so that it is written in whole 128-byte lines.
+ * passing through registers) into a ring of STAGES shared-memory stages, so
+ * that STAGES - 1 slices are in flight while one is multiplied. Each thread
+ * commits its copies of a slice as one cp.async group; cp.async.wait_group
+ * STAGES - 2 then tells it that its copies of the next slice have landed, and
+ * the slice's one __syncthreads() makes everyone's copies visible to all.
+ * The barrier moves to where a warp has loaded the slice's last fragments
+ * (each k16 step's fragments are loaded while the step before multiplies):
+ * once every warp has passed it nobody reads the stage again, so its refill
+ * is issued at the start of the next slice, not after a barrier inside it.
  *
  *     make step N=10 && ./10_double_buffer/gemm 4096 --dtype fp16 --cublas
  */
@@ -29,7 +21,7 @@
 
 #include "gemm.h"
 
-#ifndef BM /* the defaults (tuned/default.flags): a 128 x 128 block tile, 4 consumer warps of 64 x 64 */
+#ifndef BM /* the defaults (tuned/default.flags): a 128 x 128 block tile, 4 warps of 64 x 64 */
 #define BM 128
 #endif
 #ifndef BN
@@ -44,74 +36,53 @@
 #ifndef WN
 #define WN 64
 #endif
-#ifndef STAGES /* shared-memory stages in the ring */
-#define STAGES 3
-#endif
-#ifndef PRODUCER_WARPS /* warps that only copy */
-#define PRODUCER_WARPS 4
-#endif
 #ifndef MIN_BLOCKS /* blocks per SM that the register allocation must leave room for */
 #define MIN_BLOCKS 1
 #endif
 #define MMA_M 16 /* the shape of one mma.sync.m16n8k16 */
 #define MMA_N 8
 #define MMA_K 16
-#define CONSUMER_WARPS ((BM / WM) * (BN / WN)) /* one per warp tile; they only multiply */
-#define PRODUCER_THREADS (PRODUCER_WARPS * 32)
-#define THREADS ((CONSUMER_WARPS + PRODUCER_WARPS) * 32)
+#define WARPS ((BM / WM) * (BN / WN))
+#define THREADS (WARPS * 32)
 #define M_TILES (WM / MMA_M) /* mma tiles of a warp, down and across */
 #define N_TILES (WN / MMA_N)
 #ifndef PAD
 #define PAD 8 /* elements (16 bytes) of padding per shared-memory row */
 #endif
+#ifndef STAGES /* shared-memory stages in the ring */
+#define STAGES 3
+#endif
 #define A_STRIDE (BK + PAD)
 #define B_STRIDE (BN + PAD)
-#define A_CHUNKS (BM * BK / 8 / PRODUCER_THREADS) /* 16-byte chunks of 8 elements each producer thread copies per slice */
-#define B_CHUNKS (BK * BN / 8 / PRODUCER_THREADS)
+#define A_CHUNKS (BM * BK / 8 / THREADS) /* 16-byte chunks of 8 elements each thread copies per slice */
+#define B_CHUNKS (BK * BN / 8 / THREADS)
+#define K_STEPS (BK / MMA_K) /* k16 steps per slice */
 
 static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles must cover the block tile exactly");
 static_assert(WM % MMA_M == 0, "a warp tile is whole m16 tiles down");
 static_assert(WN % (2 * MMA_N) == 0, "a warp tile is whole pairs of n8 tiles across (one ldmatrix.x4.trans loads two)");
-static_assert(BK % MMA_K == 0, "a K slice is whole k16 steps");
+static_assert(BK % (2 * MMA_K) == 0,
+              "a K slice is whole k16 steps, an even number: the barrier sits in the second-to-last, and fragments alternate "
+              "between two register sets");
 static_assert(BK % 8 == 0 && BN % 8 == 0, "tiles are copied in 16-byte chunks of 8 elements");
-static_assert(PRODUCER_WARPS >= 1, "someone has to copy");
-static_assert((BM * BK / 8) % PRODUCER_THREADS == 0 && (BK * BN / 8) % PRODUCER_THREADS == 0,
-              "the chunks of a tile divide evenly among the producer threads");
-static_assert(PRODUCER_THREADS % (BK / 8) == 0 && PRODUCER_THREADS % (BN / 8) == 0,
-              "a producer thread's next chunk is whole rows further down (the whole-slice path steps a pointer)");
+static_assert((BM * BK / 8) % THREADS == 0 && (BK * BN / 8) % THREADS == 0, "the chunks of a tile divide evenly among the threads");
 static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16-byte stores need 16-byte aligned rows");
 /* -DPAD=0 builds the unpadded layout, to measure what the padding buys (README). */
 static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 == 1),
               "an odd number of 16-byte units per row: the 8 rows of an 8 x 8 matrix land in 8 different bank groups");
+static_assert(THREADS % (BK / 8) == 0 && THREADS % (BN / 8) == 0,
+              "a thread's next chunk is whole rows further down (the whole-slice path steps a pointer)");
 static_assert(THREADS <= 1024, "a block is at most 1024 threads");
 static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at most 2048 threads");
 #define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
 #define RING_BYTES (STAGES * STAGE_ELEMS * 2)      /* STAGES stages of 2-byte elements */
-/* The epilogue stages C through the same shared memory once the ring is drained: per consumer
+/* The epilogue stages C through the same shared memory once the ring is drained: per
  * warp, half its tile's columns at a time, rows padded by 8 floats (README, "The epilogue"). */
 #define EPI_COLS (WN / 2)
 #define EPI_STRIDE (EPI_COLS + 8)
-#define EPI_BYTES (CONSUMER_WARPS * WM * EPI_STRIDE * 4)
-#define SMEM_DATA_BYTES (RING_BYTES > EPI_BYTES ? RING_BYTES : EPI_BYTES)
-#define SMEM_BYTES (SMEM_DATA_BYTES + 2 * STAGES * 8) /* then a full and an empty mbarrier (8 bytes) per stage */
+#define EPI_BYTES (WARPS * WM * EPI_STRIDE * 4)
+#define SMEM_BYTES (RING_BYTES > EPI_BYTES ? RING_BYTES : EPI_BYTES)
 static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is read");
-
-/* Registers per role. __launch_bounds__ gives every thread of a block the same LAUNCH_REGISTERS
- * (168 with 12 warps: an SM partition holds 16 K registers and 3 of the warps). A producer needs
- * a few pointers; a consumer holds 128 accumulators and the fragments of a k16 step, and with
- * more registers ptxas can load the next step's fragments earlier. On sm_90a,
- * setmaxnreg moves registers between the warpgroups of a running block: the producers give
- * theirs down to PRODUCER_REGISTERS and the consumers take the rest. The instruction is
- * .sync.aligned over a warpgroup, so both roles must be whole warpgroups (README, "Registers"). */
-#define LAUNCH_REGISTERS (65536 / (THREADS * MIN_BLOCKS) / 8 * 8) /* ptxas gives a setmaxnreg kernel all of them */
-#define PRODUCER_REGISTERS 40
-#define CONSUMER_REGISTERS \
-    ((LAUNCH_REGISTERS * THREADS - PRODUCER_REGISTERS * PRODUCER_THREADS) / (CONSUMER_WARPS * 32) / 8 * 8)
-#define REBALANCE \
-    (PRODUCER_WARPS % 4 == 0 && CONSUMER_WARPS % 4 == 0 && LAUNCH_REGISTERS < CONSUMER_REGISTERS && CONSUMER_REGISTERS <= 248)
-static_assert(!REBALANCE || PRODUCER_REGISTERS * PRODUCER_THREADS + CONSUMER_REGISTERS * CONSUMER_WARPS * 32 <=
-                                LAUNCH_REGISTERS * THREADS,
-              "after setmaxnreg the roles still fit the registers the block was launched with");
 /* A tuned configuration may use more than the 99 KB every sm_80+ GPU allows (the launch
  * checks this GPU's limit); tuned/default.flags stays within 99 KB, so it runs anywhere. */
 static_assert(SMEM_BYTES <= 227 * 1024, "the stages must fit the largest opt-in shared memory of sm_80+ GPUs (227 KB on sm_90)");
@@ -124,8 +95,8 @@ static_assert(EPI_STRIDE % 32 == 8 || EPI_STRIDE % 32 == 24, "4 consecutive stag
  * cols % 8 == 0 (then a chunk is wholly inside or wholly outside); outside, the
  * source size is 0 and cp.async writes 16 bytes of zeros without reading (the source
  * address is then X itself, a valid one). .ca, not .cg: on the H200 the copies that
- * pass through L1 cost L2 a third fewer sector reads (README). Otherwise plain loads
- * and stores: the mbarrier arrival that publishes a stage publishes them as well. */
+ * pass through L1 cost L2 a third fewer sector reads and measured faster (README).
+ * Otherwise plain loads and stores: the barrier that publishes a slice publishes them too. */
 template <typename T, bool VEC>
 __device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) {
     if constexpr (VEC) {
@@ -200,92 +171,38 @@ __device__ void store4(float *C, int M, int N, int row, int col, float4 acc, flo
         if (col + e < N) c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
 }
 
-/* ---- mbarriers (sm_80+): a 64-bit word in shared memory that counts arrivals. A phase
- * completes when the expected number of threads have arrived; then the count resets and the
- * phase parity flips. Arriving releases the arriving thread's earlier memory accesses, and a
- * wait that sees the phase complete acquires them. */
-__device__ uint32_t smem_u32(const void *p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-__device__ void mbar_init(uint64_t *bar, int arrivals) {
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrivals) : "memory");
-}
-__device__ void mbar_arrive(uint64_t *bar) {
-    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}" ::"r"(smem_u32(bar)) : "memory");
-}
-/* Returns once the phase with parity `phase` has completed. try_wait (sm_90) may let the warp
- * sleep a little inside the instruction; test_wait (sm_80) only looks. */
-__device__ void mbar_wait(uint64_t *bar, uint32_t phase) {
-#if __CUDA_ARCH__ >= 900
-#define MBAR_TEST "try_wait"
-#else
-#define MBAR_TEST "test_wait"
-#endif
-    uint32_t done;
-    do {
-        asm volatile("{\n.reg .pred p;\nmbarrier." MBAR_TEST ".parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done) : "r"(smem_u32(bar)), "r"(phase) : "memory");
-    } while (!done);
-#undef MBAR_TEST
-}
-
-/* A position in the ring: which stage, and the parity of that stage's current phase. */
-struct ring_pos {
-    int stage;
-    uint32_t phase;
-};
-__device__ ring_pos advance(ring_pos p) {
-    return p.stage + 1 == STAGES ? ring_pos{0, p.phase ^ 1u} : ring_pos{p.stage + 1, p.phase};
-}
-
 template <typename T, bool VEC>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
                                                        float beta, float *C) {
-    /* STAGES x (A tile row-major (k contiguous), B tile k-major (n contiguous)), padded, then
-     * the mbarriers; dynamic shared memory, because the stages pass the 48 KB static limit. */
+    /* STAGES stages of (A tile row-major (k contiguous), B tile k-major (n contiguous)), both
+     * padded; dynamic shared memory, because the stages pass the 48 KB static limit. */
     extern __shared__ __align__(16) unsigned char smem[];
     T *const ring = reinterpret_cast<T *>(smem);
-    uint64_t *const full = reinterpret_cast<uint64_t *>(smem + SMEM_DATA_BYTES), *const empty = full + STAGES;
-    /* Tiles are numbered down the columns of C, one block each (as in steps 03-09). */
+    /* Tiles are numbered down the columns of C, one block each (as in steps 03-08). */
     const int tiles_m = ceil_div(M, BM);
     const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
     const int slices = ceil_div(K, BK);
-    if (threadIdx.x == 0)
-        for (int s = 0; s < STAGES; s++) {
-            mbar_init(&full[s], PRODUCER_THREADS);     /* each producer thread, once its copies have landed */
-            mbar_init(&empty[s], CONSUMER_WARPS * 32); /* each consumer thread, once it has read the stage */
-        }
-    __syncthreads(); /* the only block-wide barrier: from here on the roles meet at mbarriers */
 
-    if (warp >= CONSUMER_WARPS) {
-        /* Producer. Iteration `slice` first announces the slice that wait_group shows landed,
-         * STAGES - 1 behind (before waiting for a free stage, so that the consumers never wait
-         * for a producer that waits for them), then refills the stage read STAGES slices ago.
-         * The first pass round the ring waits for "phase 1 of a fresh barrier", which returns
-         * at once: every stage starts free. */
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-        if constexpr (REBALANCE && VEC) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGISTERS));
-#endif
-        const int t = threadIdx.x - CONSUMER_WARPS * 32;
-        ring_pos fill = {0, 0}, landed = {0, 0};
-        for (int slice = 0; slice < slices; slice++) {
-            if (slice >= STAGES - 1) {
-                /* Groups committed: slices 0 .. slice - 1; all but the newest STAGES - 2 have landed. */
-                asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
-                mbar_arrive(&full[landed.stage]);
-                landed = advance(landed);
-            }
-            mbar_wait(&empty[fill.stage], fill.phase ^ 1u);
-            T *As = ring + fill.stage * STAGE_ELEMS, *Bs = As + BM * A_STRIDE;
+    /* acc[i][j]: this lane's 4 elements of the warp's 16 x 8 tile (i, j): rows lane / 4 and
+     * lane / 4 + 8, columns lane % 4 * 2 and + 1 (the mma.sync accumulator layout). */
+    float acc[M_TILES][N_TILES][4] = {};
+    /* Slice `slice` into stage `stage`, then one commit: the slice is this thread's newest
+     * group. Past the last slice the group is empty, so that every iteration commits one and
+     * wait_group's count keeps its meaning. */
+    auto issue = [&](int slice, int stage) {
+        if (slice < slices) {
+            T *As = ring + stage * STAGE_ELEMS, *Bs = As + BM * A_STRIDE;
             const int k0 = slice * BK;
             if (VEC && row0 + BM <= M && col0 + BN <= N && k0 + BK <= K) {
                 /* The whole slice lies inside A and B (every slice of an interior tile): no bounds to
                  * test and no zero-fill to select. Chunk i of this thread lies A_ROWS_APART rows below
                  * chunk i - 1, so each copy is a pointer step and the copy itself, where the general
-                 * path below spends about 11 instructions. The producer's issue rate is on the
-                 * critical path (README, "The producer's instructions"). */
-                constexpr int A_ROWS_APART = PRODUCER_THREADS / (BK / 8), B_ROWS_APART = PRODUCER_THREADS / (BN / 8);
-                const int2 a0 = a_chunk(t);
-                const int b_row = t / (BN / 8), b_col = t % (BN / 8) * 8;
+                 * path below spends about 11 instructions: they would compete with the mma for issue slots. */
+                constexpr int A_ROWS_APART = THREADS / (BK / 8), B_ROWS_APART = THREADS / (BN / 8);
+                const int2 a0 = a_chunk(threadIdx.x);
+                const int b_row = threadIdx.x / (BN / 8), b_col = threadIdx.x % (BN / 8) * 8;
                 const T *a = &A[(size_t)(row0 + a0.x) * K + k0 + a0.y], *b = &B[(size_t)(k0 + b_row) * N + col0 + b_col];
 #pragma unroll
                 for (int i = 0; i < A_CHUNKS; i++, a += (size_t)A_ROWS_APART * K)
@@ -294,87 +211,97 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
                 for (int i = 0; i < B_CHUNKS; i++, b += (size_t)B_ROWS_APART * N)
                     copy16_inside(&Bs[(b_row + i * B_ROWS_APART) * B_STRIDE + b_col], b);
             } else {
-                /* Chunk c of a tile is row c / (chunks per row): consecutive threads copy consecutive 16 bytes.
-                 * With 16-byte copies (and PRODUCER_REGISTERS) unrolled by 4: fully unrolled, they spill at
-                 * 40 registers. The scalar kernel keeps its registers and its full unroll: every slice of
-                 * a shape with K or N not a multiple of 8 comes this way. */
-                constexpr int A_UNROLL = VEC ? 4 : A_CHUNKS, B_UNROLL = VEC ? 4 : B_CHUNKS;
-#pragma unroll A_UNROLL
+                /* Chunk c of a tile is row c / (chunks per row): consecutive threads copy consecutive
+                 * 16 bytes of a row. Unrolled by 2: fully unrolled, the scalar kernel spills. */
+#pragma unroll 2
                 for (int i = 0; i < A_CHUNKS; i++) {
-                    const int2 at = a_chunk(t + i * PRODUCER_THREADS);
+                    const int2 at = a_chunk(threadIdx.x + i * THREADS);
                     copy8<T, VEC>(&As[at.x * A_STRIDE + at.y], A, M, K, row0 + at.x, k0 + at.y);
                 }
-#pragma unroll B_UNROLL
+#pragma unroll 2
                 for (int i = 0; i < B_CHUNKS; i++) {
-                    const int c = t + i * PRODUCER_THREADS;
+                    const int c = threadIdx.x + i * THREADS;
                     copy8<T, VEC>(&Bs[c / (BN / 8) * B_STRIDE + c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8),
                                   col0 + c % (BN / 8) * 8);
                 }
             }
-            asm volatile("cp.async.commit_group;" ::: "memory");
-            fill = advance(fill);
         }
-        /* The last STAGES - 1 slices (or all, when K is shorter): wait for everything. */
-        asm volatile("cp.async.wait_group 0;" ::: "memory");
-        for (int left = min(slices, STAGES - 1); left > 0; left--) {
-            mbar_arrive(&full[landed.stage]);
-            landed = advance(landed);
+        asm volatile("cp.async.commit_group;" ::: "memory");
+    };
+    /* The fragments of one k16 step of the slice in `stage`, at depth kk. */
+    auto load_fragments = [&](uint32_t (&a)[M_TILES][4], uint32_t (&b)[N_TILES][2], int stage, int kk) {
+        const T(*As)[A_STRIDE] = reinterpret_cast<const T(*)[A_STRIDE]>(ring + stage * STAGE_ELEMS);
+        const T(*Bs)[B_STRIDE] = reinterpret_cast<const T(*)[B_STRIDE]>(ring + stage * STAGE_ELEMS + BM * A_STRIDE);
+        /* A fragment of tile i: lanes 0-15 point at rows 0-15 (k 0-7), lanes 16-31 at the
+         * same rows, k 8-15: the four matrices arrive as mma's a0..a3. */
+#pragma unroll
+        for (int i = 0; i < M_TILES; i++)
+            ldmatrix_x4(a[i], &As[warp_row + i * MMA_M + lane % 16][kk + lane / 16 * 8]);
+        /* B fragments of tiles j and j + 1: lanes 0-15 point at k rows 0-15 of columns
+         * n .. n+7, lanes 16-31 at the same rows of n+8 .. n+15; transposed on the way. */
+#pragma unroll
+        for (int j = 0; j < N_TILES; j += 2) {
+            uint32_t r[4];
+            ldmatrix_x4_trans(r, &Bs[kk + lane % 16][warp_col + j * MMA_N + lane / 16 * 8]);
+            b[j][0] = r[0];
+            b[j][1] = r[1];
+            b[j + 1][0] = r[2];
+            b[j + 1][1] = r[3];
         }
-        return;
-    }
+    };
+    /* The mma of rows i0 .. i1 - 1 of the warp's mma tiles. */
+    auto multiply = [&](const uint32_t (&a)[M_TILES][4], const uint32_t (&b)[N_TILES][2], int i0, int i1) {
+#pragma unroll
+        for (int i = i0; i < i1; i++)
+#pragma unroll
+            for (int j = 0; j < N_TILES; j++) mma_16816<T>(acc[i][j], a[i], b[j]);
+    };
 
-    /* Consumer: warp `warp` computes one WM x WN tile of C. acc[i][j]: this lane's 4 elements
-     * of the warp's 16 x 8 tile (i, j): rows lane / 4 and lane / 4 + 8, columns lane % 4 * 2
-     * and + 1 (the mma.sync accumulator layout). */
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-    if constexpr (REBALANCE && VEC) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(CONSUMER_REGISTERS));
-#endif
-    const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
-    float acc[M_TILES][N_TILES][4] = {};
-    ring_pos pos = {0, 0};
+    /* Slice s lives in stage s % STAGES. Slices 0 .. STAGES - 2 are issued before the loop;
+     * iteration s issues slice s + STAGES - 1 into the stage slice s - 1 was read from. Its one
+     * barrier sits in the second-to-last k16 step, once this warp has loaded the slice's last
+     * fragments, and orders exactly what must be ordered:
+     * - every warp's reads of slice s (its last ldmatrix) before anyone refills the stage, at
+     *   the start of iteration s + 1;
+     * - every thread's copies of slice s + 1 (its wait_group just before: all but the newest
+     *   STAGES - 2 groups have landed, and slice s + 1 is older) before anyone reads them, at
+     *   the end of iteration s, where each warp loads slice s + 1's first fragments while its
+     *   last mma of slice s run.
+     * So STAGES - 1 slices are in flight at the barrier, where step 09 could only have STAGES - 2
+     * with its refill after a barrier in the middle of the slice. A warp that arrives early still
+     * has the first half of a k16 step's mma queued in the tensor pipe. */
+    for (int s = 0; s < STAGES - 1; s++) issue(s, s);
+    asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
+    __syncthreads();
+    uint32_t a[2][M_TILES][4], b[2][N_TILES][2]; /* one k16 step's fragments multiplied, the next one's arriving */
+    load_fragments(a[0], b[0], 0, 0);
+    int stage = 0;
     for (int slice = 0; slice < slices; slice++) {
-        mbar_wait(&full[pos.stage], pos.phase); /* every producer thread's copies of this slice have landed */
-        const T(*As)[A_STRIDE] = reinterpret_cast<const T(*)[A_STRIDE]>(ring + pos.stage * STAGE_ELEMS);
-        const T(*Bs)[B_STRIDE] = reinterpret_cast<const T(*)[B_STRIDE]>(ring + pos.stage * STAGE_ELEMS + BM * A_STRIDE);
+        const int next = stage == STAGES - 1 ? 0 : stage + 1;
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += MMA_K) {
-            uint32_t a[M_TILES][4], b[N_TILES][2];
-            /* A fragment of tile i: lanes 0-15 point at rows 0-15 (k 0-7), lanes 16-31 at the
-             * same rows, k 8-15: the four matrices arrive as mma's a0..a3. */
-#pragma unroll
-            for (int i = 0; i < M_TILES; i++)
-                ldmatrix_x4(a[i], &As[warp_row + i * MMA_M + lane % 16][kk + lane / 16 * 8]);
-            /* B fragments of tiles j and j + 1: lanes 0-15 point at k rows 0-15 of columns
-             * n .. n+7, lanes 16-31 at the same rows of n+8 .. n+15; transposed on the way. */
-#pragma unroll
-            for (int j = 0; j < N_TILES; j += 2) {
-                uint32_t r[4];
-                ldmatrix_x4_trans(r, &Bs[kk + lane % 16][warp_col + j * MMA_N + lane / 16 * 8]);
-                b[j][0] = r[0];
-                b[j][1] = r[1];
-                b[j + 1][0] = r[2];
-                b[j + 1][1] = r[3];
+        for (int step = 0; step < K_STEPS; step++) {
+            const int now = step % 2, ahead = (step + 1) % 2;
+            if (step + 1 < K_STEPS) load_fragments(a[ahead], b[ahead], stage, (step + 1) * MMA_K);
+            if (step == 0) issue(slice + STAGES - 1, stage == 0 ? STAGES - 1 : stage - 1);
+            if (step == K_STEPS - 2) {
+                multiply(a[now], b[now], 0, M_TILES / 2);
+                asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
+                __syncthreads();
+                multiply(a[now], b[now], M_TILES / 2, M_TILES);
+            } else {
+                multiply(a[now], b[now], 0, M_TILES);
             }
-            if (kk + MMA_K == BK) {
-                /* The slice's last fragments are in registers: the stage is free for the producers
-                 * while its last mma instructions run. */
-                mbar_arrive(&empty[pos.stage]);
-            }
-#pragma unroll
-            for (int i = 0; i < M_TILES; i++)
-#pragma unroll
-                for (int j = 0; j < N_TILES; j++) mma_16816<T>(acc[i][j], a[i], b[j]);
+            if (step + 1 == K_STEPS && slice + 1 < slices) load_fragments(a[ahead], b[ahead], next, 0);
         }
-        pos = advance(pos);
+        stage = next;
     }
+    asm volatile("cp.async.wait_group 0;" ::: "memory"); /* only empty groups are left; C reuses the ring */
 
     /* The epilogue. Stored straight from the accumulators, one instruction writes 8 bytes to each
      * of 8 rows: 8 partial lines. Instead each warp puts half its columns at a time into shared
-     * memory (the ring is drained: every slice has been read, and the named barrier waits for the
-     * other consumers' last ldmatrix), then reads them back as rows of float4: with WN = 64, a
-     * quarter-warp writes one whole 128-byte line of C. The producers take no part (barrier 1,
-     * consumers only). */
-    asm volatile("bar.sync 1, %0;" ::"n"(CONSUMER_WARPS * 32) : "memory");
+     * memory (the ring is free once the barrier has seen every warp's last ldmatrix), then reads
+     * them back as rows of float4: a quarter-warp writes WN / 2 consecutive floats of one row. */
+    __syncthreads();
     float *const staged = reinterpret_cast<float *>(smem) + warp * WM * EPI_STRIDE;
 #pragma unroll
     for (int half = 0; half < 2; half++) {

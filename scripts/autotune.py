@@ -94,27 +94,15 @@ def rules_09(bm, bn, bk, wm, wn, min_blocks):
             and max(3 * stage_bytes_tc(bm, bn, bk), epi_bytes_tc(bm, bn, wm, wn)) <= 227 * 1024)
 
 
-def rules_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
-    """The static_asserts of 10_double_buffer/gemm.cu, at the shipped PAD = 8: step 09's rules with the
-    producer warps copying and every warp counted in the block, then the ring."""
-    return (producer_warps >= 1
-            and rules_tc(bm, bn, bk, wm, wn, min_blocks,
-                         threads=threads_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks),
-                         copy_threads=producer_warps * 32)
+def rules_10(bm, bn, bk, wm, wn, stages, min_blocks):
+    """The static_asserts of 10_double_buffer/gemm.cu, at the shipped PAD = 8: step 09's rules (an even
+    number of k16 steps per slice, now for the barrier in the second-to-last and the two fragment sets),
+    a thread's chunks whole rows apart, and STAGES >= 2 stages or the staged epilogue within 227 KB."""
+    threads = threads_tc(bm, bn, bk, wm, wn)
+    return (rules_tc(bm, bn, bk, wm, wn, min_blocks) and bk % 32 == 0
+            and threads % (bk // 8) == 0 and threads % (bn // 8) == 0
             and stages >= 2
-            and max(stages * stage_bytes_tc(bm, bn, bk), epi_bytes_tc(bm, bn, wm, wn)) + 2 * stages * 8 <= 227 * 1024)
-
-
-def limits_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
-    """The search's own limits: 4 or 8 consumer warps, at most 128 accumulators per thread (more
-    spills), two blocks per SM only with at most 64 accumulators (the registers that leaves)."""
-    consumers, accumulators = (bm // wm) * (bn // wn), wm * wn // 32
-    return consumers in (4, 8) and accumulators <= 128 and (min_blocks == 1 or accumulators <= 64)
-
-
-def threads_10(bm, bn, bk, wm, wn, stages, producer_warps, min_blocks):
-    """Consumer warps (one per warp tile) and producer warps."""
-    return ((bm // wm) * (bn // wn) + producer_warps) * 32
+            and max(stages * stage_bytes_tc(bm, bn, bk), epi_bytes_tc(bm, bn, wm, wn)) <= 227 * 1024)
 
 
 def rules_tc(bm, bn, bk, wm, wn, min_blocks, threads=None, copy_threads=None):
@@ -177,10 +165,9 @@ SPACES = {
     "09": search_space(["BM", "BN", "BK", "WM", "WN", "MIN_BLOCKS"],
                       [[64, 128, 256], [64, 128, 256], [32, 64], [32, 64, 128], [32, 64, 128], [1, 2]],
                       rules_09, limits_tc, threads_tc, (128, 256, 32, 64, 64, 1), "tuned/default.flags"),
-    # Sizes of 64 and five stages never came near the top in the first search (notes/h200-autotune-10-*.log).
-    "10": search_space(["BM", "BN", "BK", "WM", "WN", "STAGES", "PRODUCER_WARPS", "MIN_BLOCKS"],
-                      [[128, 256], [128, 256], [32, 64], [32, 64, 128], [32, 64, 128], [2, 3, 4], [2, 4], [1, 2]],
-                      rules_10, limits_10, threads_10, (128, 128, 32, 64, 64, 3, 4, 1), "tuned/default.flags"),
+    "10": search_space(["BM", "BN", "BK", "WM", "WN", "STAGES", "MIN_BLOCKS"],
+                      [[128, 256], [128, 256], [32, 64], [32, 64, 128], [32, 64, 128], [2, 3, 4], [1, 2]],
+                      rules_10, limits_tc, threads_tc, (128, 128, 32, 64, 64, 3, 1), "tuned/default.flags"),
 }
 
 
