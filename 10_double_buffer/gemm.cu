@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
                 /* The whole slice lies inside A and B (every slice of an interior tile): no bounds to
                  * test and no zero-fill to select. Chunk i of this thread lies A_ROWS_APART rows below
                  * chunk i - 1, so each copy is a pointer step and the copy itself, where the general
-                 * path below spends about 11 instructions: they would compete with the mma for issue slots. */
+                 * path below spends about 11 instructions, issued by the same warps that multiply. */
                 constexpr int A_ROWS_APART = THREADS / (BK / 8), B_ROWS_APART = THREADS / (BN / 8);
                 const int2 a0 = a_chunk(threadIdx.x);
                 const int b_row = threadIdx.x / (BN / 8), b_col = threadIdx.x % (BN / 8) * 8;
@@ -212,7 +212,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
                     copy16_inside(&Bs[(b_row + i * B_ROWS_APART) * B_STRIDE + b_col], b);
             } else {
                 /* Chunk c of a tile is row c / (chunks per row): consecutive threads copy consecutive
-                 * 16 bytes of a row. Unrolled by 2: fully unrolled, the scalar kernel spills. */
+                 * 16 bytes of a row. Unrolled by 2: fully unrolled, both kernels spill (the plain-load one
+                 * 160 bytes at the H200's tiles). */
 #pragma unroll 2
                 for (int i = 0; i < A_CHUNKS; i++) {
                     const int2 at = a_chunk(threadIdx.x + i * THREADS);
