@@ -86,41 +86,35 @@ def threads_08(bm, bn, bk, wm, wn, wniter, tm, tn):
 
 
 def rules_09(bm, bn, bk, wm, wn, min_blocks):
-    """The static_asserts of 09_tensorcore/gemm.cu, at the shipped PAD = 8: whole pairs of k16 steps
-    per slice (the barrier sits after the first half), a ring of 3 stages and the staged epilogue
-    (half a warp's columns in FP32, rows padded by 8 floats) within 227 KB, staged rows 8 or 24
-    banks apart."""
-    return (rules_tc(bm, bn, bk, wm, wn, min_blocks) and bk % 32 == 0
-            and max(3 * stage_bytes_tc(bm, bn, bk), epi_bytes_tc(bm, bn, wm, wn)) <= 227 * 1024)
+    """The static_asserts of 09_tensorcore/gemm.cu, at the shipped PAD = 8: its ring of 3 stages."""
+    return rules_ring(bm, bn, bk, wm, wn, 3, min_blocks)
 
 
 def rules_10(bm, bn, bk, wm, wn, stages, min_blocks):
-    """The static_asserts of 10_double_buffer/gemm.cu, at the shipped PAD = 8: step 09's rules (an even
-    number of k16 steps per slice, now for the barrier in the second-to-last and the two fragment sets),
-    a thread's chunks whole rows apart, and STAGES >= 2 stages or the staged epilogue within 227 KB."""
+    """The static_asserts of 10_double_buffer/gemm.cu, at the shipped PAD = 8: a ring of STAGES >= 2
+    stages, and a thread's chunks whole rows apart (the whole-slice copy path steps a pointer)."""
     threads = threads_tc(bm, bn, bk, wm, wn)
-    return (rules_tc(bm, bn, bk, wm, wn, min_blocks) and bk % 32 == 0
-            and threads % (bk // 8) == 0 and threads % (bn // 8) == 0
-            and stages >= 2
-            and max(stages * stage_bytes_tc(bm, bn, bk), epi_bytes_tc(bm, bn, wm, wn)) <= 227 * 1024)
+    return (stages >= 2 and rules_ring(bm, bn, bk, wm, wn, stages, min_blocks)
+            and threads % (bk // 8) == 0 and threads % (bn // 8) == 0)
 
 
-def rules_tc(bm, bn, bk, wm, wn, min_blocks, threads=None, copy_threads=None):
+def rules_ring(bm, bn, bk, wm, wn, stages, min_blocks):
     """What 09 and 10 share: warp tiles of whole mma tiles, 16-byte copies divided evenly among the
-    threads that copy, odd 16-byte units per padded row, staged rows of C 8 or 24 banks apart.
-    threads: the block (09: one warp per warp tile); copy_threads: those that copy (09: all of them)."""
+    threads, odd 16-byte units per padded row, whole pairs of k16 steps per slice, staged rows of C
+    8 or 24 banks apart, and the ring or the staged epilogue (half a warp's columns in FP32, rows
+    padded by 8 floats), whichever is larger, within 227 KB."""
     if bm % wm or bn % wn:
         return False
-    threads = threads or threads_tc(bm, bn, bk, wm, wn)
-    copy_threads = copy_threads or threads
-    return (wm % 16 == 0 and wn % 16 == 0 and bk % 16 == 0
+    threads = threads_tc(bm, bn, bk, wm, wn)
+    return (wm % 16 == 0 and wn % 16 == 0 and bk % 32 == 0
             and bk % 8 == 0 and bn % 8 == 0
-            and (bm * bk // 8) % copy_threads == 0 and (bk * bn // 8) % copy_threads == 0
+            and (bm * bk // 8) % threads == 0 and (bk * bn // 8) % threads == 0
             and (bk + 8) * 2 % 16 == 0 and (bn + 8) * 2 % 16 == 0
             and (bk + 8) * 2 // 16 % 2 == 1 and (bn + 8) * 2 // 16 % 2 == 1
             and threads <= 1024
             and min_blocks >= 1 and threads * min_blocks <= 2048
-            and (wn // 2 + 8) % 32 in (8, 24))
+            and (wn // 2 + 8) % 32 in (8, 24)
+            and max(stages * stage_bytes_tc(bm, bn, bk), epi_bytes_tc(bm, bn, wm, wn)) <= 227 * 1024)
 
 
 def epi_bytes_tc(bm, bn, wm, wn):

@@ -103,15 +103,13 @@ def cli_tests(have_gpu):
 
 # ---- 2. static checks (CPU) -------------------------------------------------
 def ptx_table():
-    """Rows of tests/ptx_checks.txt as (step, arch, regex, what); arch is "" unless the row
-    names one as step@arch, which limits it to that architecture."""
+    """Rows of tests/ptx_checks.txt as (step, regex, what)."""
     rows = []
     for line in open("tests/ptx_checks.txt"):
         line = line.strip()
         if line and not line.startswith("#"):
             step, regex, what = (line.split(None, 2) + [""])[:3]
-            step, _, arch = step.partition("@")
-            rows.append((step, arch, regex, what))
+            rows.append((step, regex, what))
     return rows
 
 
@@ -168,8 +166,8 @@ def static_checks():
         record(bool(spills) and not any(spills) and not any(stack),
                f"{step}: {label}: ptxas reports zero spill bytes and no stack frame",
                f"spill bytes {spills}, stack {stack}")
-        for row_step, row_arch, regex, what in table:
-            if row_step != step or (row_arch and row_arch != arch):
+        for row_step, regex, what in table:
+            if row_step != step:
                 continue
             negate = regex.startswith("!")
             found = re.search(regex.lstrip("!"), ptx) is not None
