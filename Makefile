@@ -3,7 +3,7 @@
 # The GPU architecture comes from the installed GPU (nvidia-smi); override it
 # with ARCH=sm_80. On Hopper (compute capability 9.0) it is sm_90a, which adds
 # the architecture-specific instructions (steps 11-12 need them; the tuned
-# flags of 07-10 were searched with it); the binaries then run on Hopper only,
+# flags of 09-10 were searched with it); the binaries then run on Hopper only,
 # as built for this GPU. Without a GPU the default is sm_90.
 
 NVCC      ?= nvcc
