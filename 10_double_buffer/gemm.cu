@@ -95,7 +95,8 @@ static_assert(EPI_STRIDE % 32 == 8 || EPI_STRIDE % 32 == 24, "4 consecutive stag
  * cols % 8 == 0 (then a chunk is wholly inside or wholly outside); outside, the
  * source size is 0 and cp.async writes 16 bytes of zeros without reading (the source
  * address is then X itself, a valid one). .ca, not .cg: on the H200 the copies that
- * pass through L1 cost L2 a third fewer sector reads and measured faster (README).
+ * pass through L1 cost L2 about 40% fewer sector reads and measured faster, as long
+ * as L1 keeps room for the copies in flight (README, "How many stages").
  * Otherwise plain loads and stores: the barrier that publishes a slice publishes them too. */
 template <typename T, bool VEC>
 __device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) {
