@@ -69,7 +69,7 @@ ARCH_FLAGS = $(if $(BUILD_ARCH),-gencode=arch=compute_$(subst sm_,,$(BUILD_ARCH)
 	@$(if $(TUNED),echo "$* uses $(TUNED): $(shell grep -v '^#' $(TUNED))";) true
 	@$(NVCC) $(NVCCFLAGS) $(if $(TUNED),$(shell grep -v '^#' $(TUNED))) $(ARCH_FLAGS) -DSTEP_NAME=\"$*\" -Xptxas -v $< $(COMMON_OBJS) -o $@ $(LDLIBS) 2> $*/ptxas.txt \
 	  || { cat $*/ptxas.txt >&2; rm -f $@; exit 1; }
-	@echo "built $@ ($(or $(BUILD_ARCH),$(ARCH))): $$(grep -o 'Used [0-9]* registers' $*/ptxas.txt | head -n 1),$$(grep -o ' [0-9]* bytes spill stores' $*/ptxas.txt | head -n 1)"
+	@echo "built $@: $$($(PYTHON) scripts/ptxas_report.py $*/ptxas.txt)"
 
 build/selftest: tests/selftest.c $(HOST_OBJS) common/host.h common/gemm.h
 	$(CC) $(CFLAGS) $< $(HOST_OBJS) -o $@ -lm

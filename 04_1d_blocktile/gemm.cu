@@ -18,22 +18,28 @@
 #define BK 16
 #define TM 8
 #define THREADS (BM * BN / TM) /* 512: one thread per TM results */
+#define CONFIG "BM=" GEMM_STR(BM) " BN=" GEMM_STR(BN) " BK=" GEMM_STR(BK) " TM=" GEMM_STR(TM)
 
 static_assert(BM % TM == 0, "a thread's TM rows must not cross the block tile");
-static_assert(THREADS % BK == 0 && BM % (THREADS / BK) == 0, "the A tile loads in whole passes of full rows");
-static_assert(THREADS % BN == 0 && BK % (THREADS / BN) == 0, "the B tile loads in whole passes of full rows");
+static_assert(THREADS % BK == 0 && BM % (THREADS / BK) == 0,
+              "the A tile loads in whole passes of full rows");
+static_assert(THREADS % BN == 0 && BK % (THREADS / BN) == 0,
+              "the B tile loads in whole passes of full rows");
 
-__global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const float *A,
-                                                       const float *B, float beta, float *C) {
-    __shared__ __align__(16) float As[BM][BK]; /* aligned: see README (nvcc reads a row of As with LDS.128) */
+__global__ void __launch_bounds__(THREADS)
+    gemm_kernel(int M, int N, int K, float alpha, const float *A, const float *B, float beta,
+                float *C) {
+    __shared__ __align__(
+        16) float As[BM][BK]; /* aligned: see README (nvcc reads a row of As with LDS.128) */
     __shared__ float Bs[BK][BN];
     /* Tiles are numbered down the columns of C, one block each: neighbouring blocks
      * share a panel of B in L2. A 1-D grid, because gridDim.y stops at 65535. */
     const int tiles_m = ceil_div(M, BM);
-    const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
+    const int row0 = (blockIdx.x % tiles_m) * BM, col0 = (blockIdx.x / tiles_m) * BN;
     /* This thread's results: rows thread_row*TM .. +TM-1 of column thread_col of the tile. */
     const int thread_row = threadIdx.x / BN, thread_col = threadIdx.x % BN;
-    /* The elements of each tile this thread loads: one per pass, passes a_stride (b_stride) rows apart. */
+    /* The elements of each tile this thread loads: one per pass, passes a_stride (b_stride) rows
+     * apart. */
     const int a_row = threadIdx.x / BK, a_col = threadIdx.x % BK, a_stride = THREADS / BK;
     const int b_row = threadIdx.x / BN, b_col = threadIdx.x % BN, b_stride = THREADS / BN;
 
@@ -57,19 +63,21 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     for (int i = 0; i < TM; i++) {
         const int row = row0 + thread_row * TM + i, col = col0 + thread_col;
         if (row < M && col < N)
-            C[row * N + col] = beta == 0.0f ? alpha * acc[i] : alpha * acc[i] + beta * C[row * N + col];
+            C[row * N + col] =
+                beta == 0.0f ? alpha * acc[i] : alpha * acc[i] + beta * C[row * N + col];
     }
 }
 
 static cudaError_t launch_gemm(gemm_args *p) {
     dim3 block(THREADS);
     dim3 grid(ceil_div(p->m, BM) * ceil_div(p->n, BN));
-    gemm_kernel<<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
-                                 p->beta, p->c);
+    gemm_kernel<<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a,
+                                 (const float *)p->b, p->beta, p->c);
     return cudaGetLastError();
 }
 
 int main(int argc, char **argv) {
-    static const gemm_step step = {STEP_NAME, GEMM_F32, launch_gemm};
+    static const gemm_step step = {STEP_NAME, GEMM_F32, launch_gemm, CONFIG,
+                                   (const void *)gemm_kernel};
     return gemm_main(argc, argv, &step);
 }

@@ -33,26 +33,35 @@
 #define TN 8
 #endif
 #define THREADS ((BM / TM) * (BN / TN)) /* one thread per TM x TN results */
+#define CONFIG                                                                                     \
+    "BM=" GEMM_STR(BM) " BN=" GEMM_STR(BN) " BK=" GEMM_STR(BK) " TM=" GEMM_STR(                    \
+        TM) " TN=" GEMM_STR(TN)
 
-static_assert(BM % TM == 0 && BN % TN == 0, "a thread's TM x TN square must not cross the block tile");
-static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's results come in blocks of 4 x 4 (one float4 each way)");
+static_assert(BM % TM == 0 && BN % TN == 0,
+              "a thread's TM x TN square must not cross the block tile");
+static_assert(TM % 4 == 0 && TN % 4 == 0,
+              "a thread's results come in blocks of 4 x 4 (one float4 each way)");
 static_assert(BK % 4 == 0 && BN % 4 == 0, "tile rows are loaded as whole float4s");
-static_assert(THREADS % (BK / 4) == 0 && BM % (THREADS / (BK / 4)) == 0, "the A tile loads in whole passes of full rows");
-static_assert(THREADS % (BN / 4) == 0 && BK % (THREADS / (BN / 4)) == 0, "the B tile loads in whole passes of full rows");
-static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps and at most 1024 threads");
-static_assert(BK * (BM + 4 + BN) * sizeof(float) <= 48 * 1024, "static shared memory is limited to 48 KB per block");
+static_assert(THREADS % (BK / 4) == 0 && BM % (THREADS / (BK / 4)) == 0,
+              "the A tile loads in whole passes of full rows");
+static_assert(THREADS % (BN / 4) == 0 && BK % (THREADS / (BN / 4)) == 0,
+              "the B tile loads in whole passes of full rows");
+static_assert(THREADS % 32 == 0 && THREADS <= 1024,
+              "a block is whole warps and at most 1024 threads");
+static_assert(BK * (BM + 4 + BN) * sizeof(float) <= 48 * 1024,
+              "static shared memory is limited to 48 KB per block");
 
 /* Elements (row, col .. col+3) of a row-major matrix with `cols` columns;
  * zero outside it. VEC: one 16-byte load, legal when cols % 4 == 0 (then a
  * float4 is either wholly inside or wholly outside the matrix). */
-template <bool VEC>
-__device__ float4 load4(const float *X, int rows, int cols, int row, int col) {
+template <bool VEC> __device__ float4 load4(const float *X, int rows, int cols, int row, int col) {
     if constexpr (VEC) {
         return row < rows && col < cols ? *reinterpret_cast<const float4 *>(&X[row * cols + col])
                                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     } else {
         float v[4];
-        for (int e = 0; e < 4; e++) v[e] = row < rows && col + e < cols ? X[row * cols + col + e] : 0.0f;
+        for (int e = 0; e < 4; e++)
+            v[e] = row < rows && col + e < cols ? X[row * cols + col + e] : 0.0f;
         return make_float4(v[0], v[1], v[2], v[3]);
     }
 }
@@ -60,13 +69,14 @@ __device__ float4 load4(const float *X, int rows, int cols, int row, int col) {
 /* C(row, col .. col+3) = alpha * acc + beta * C, inside the matrix only; C
  * is not read when beta == 0. VEC: one 16-byte load and store, as in load4. */
 template <bool VEC>
-__device__ void store4(float *C, int rows, int cols, int row, int col, float4 acc, float alpha, float beta) {
+__device__ void store4(float *C, int rows, int cols, int row, int col, float4 acc, float alpha,
+                       float beta) {
     if (VEC) {
         if (row >= rows || col >= cols) return;
         float4 *c = reinterpret_cast<float4 *>(&C[row * cols + col]);
         const float4 old = beta != 0.0f ? *c : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        *c = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y, alpha * acc.z + beta * old.z,
-                         alpha * acc.w + beta * old.w);
+        *c = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
+                         alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
         return;
     }
     const float v[4] = {acc.x, acc.y, acc.z, acc.w};
@@ -78,8 +88,9 @@ __device__ void store4(float *C, int rows, int cols, int row, int col, float4 ac
 }
 
 template <bool VEC>
-__global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, float alpha, const float *A,
-                                                       const float *B, float beta, float *C) {
+__global__ void __launch_bounds__(THREADS)
+    gemm_kernel(int M, int N, int K, float alpha, const float *A, const float *B, float beta,
+                float *C) {
     /* As is transposed, As[k][m]; its 4 floats of padding per row put the transposed
      * stores of two neighbouring threads (rows 4 apart) into different banks. */
     __shared__ __align__(16) float As[BK][BM + 4];
@@ -87,13 +98,16 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     /* Tiles are numbered down the columns of C, one block each: neighbouring blocks
      * share a panel of B in L2. A 1-D grid, because gridDim.y stops at 65535. */
     const int tiles_m = ceil_div(M, BM);
-    const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
+    const int row0 = (blockIdx.x % tiles_m) * BM, col0 = (blockIdx.x / tiles_m) * BN;
     /* This thread's results: blocks of 4 x 4 at rows thread_row * 4 + i * (BM / TM), columns
      * thread_col * 4 + j * (BN / TN), for i, j = 0, 4, 8, ... */
     const int thread_row = threadIdx.x / (BN / TN), thread_col = threadIdx.x % (BN / TN);
-    /* The float4 of each tile this thread loads: one per pass, passes a_stride (b_stride) rows apart. */
-    const int a_row = threadIdx.x / (BK / 4), a_col = threadIdx.x % (BK / 4) * 4, a_stride = THREADS / (BK / 4);
-    const int b_row = threadIdx.x / (BN / 4), b_col = threadIdx.x % (BN / 4) * 4, b_stride = THREADS / (BN / 4);
+    /* The float4 of each tile this thread loads: one per pass, passes a_stride (b_stride) rows
+     * apart. */
+    const int a_row = threadIdx.x / (BK / 4), a_col = threadIdx.x % (BK / 4) * 4,
+              a_stride = THREADS / (BK / 4);
+    const int b_row = threadIdx.x / (BN / 4), b_col = threadIdx.x % (BN / 4) * 4,
+              b_stride = THREADS / (BN / 4);
 
     float acc[TM][TN] = {{0.0f}};
     float reg_m[TM], reg_n[TN];
@@ -113,9 +127,11 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
         __syncthreads(); /* the tiles are complete before anyone reads them */
         for (int k = 0; k < BK; k++) {
             for (int i = 0; i < TM; i += 4) /* 128-bit shared loads */
-                *reinterpret_cast<float4 *>(&reg_m[i]) = *reinterpret_cast<const float4 *>(&As[k][thread_row * 4 + i * (BM / TM)]);
+                *reinterpret_cast<float4 *>(&reg_m[i]) =
+                    *reinterpret_cast<const float4 *>(&As[k][thread_row * 4 + i * (BM / TM)]);
             for (int j = 0; j < TN; j += 4)
-                *reinterpret_cast<float4 *>(&reg_n[j]) = *reinterpret_cast<const float4 *>(&Bs[k][thread_col * 4 + j * (BN / TN)]);
+                *reinterpret_cast<float4 *>(&reg_n[j]) =
+                    *reinterpret_cast<const float4 *>(&Bs[k][thread_col * 4 + j * (BN / TN)]);
             for (int i = 0; i < TM; i++) /* outer product: TM * TN FMAs from TM + TN loads */
                 for (int j = 0; j < TN; j++) acc[i][j] += reg_m[i] * reg_n[j];
         }
@@ -123,27 +139,31 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(int M, int N, int K, floa
     }
     for (int i = 0; i < TM; i++)
         for (int j = 0; j < TN; j += 4)
-            store4<VEC>(C, M, N, row0 + thread_row * 4 + i / 4 * (4 * BM / TM) + i % 4, col0 + thread_col * 4 + j * (BN / TN),
-                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]), alpha, beta);
+            store4<VEC>(C, M, N, row0 + thread_row * 4 + i / 4 * (4 * BM / TM) + i % 4,
+                        col0 + thread_col * 4 + j * (BN / TN),
+                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]), alpha,
+                        beta);
 }
 
 static cudaError_t launch_gemm(gemm_args *p) {
     dim3 block(THREADS);
     dim3 grid(ceil_div(p->m, BM) * ceil_div(p->n, BN));
-    /* float4 global accesses need 16-byte aligned rows: K and N multiples of 4 (cudaMalloc aligns the bases). */
-    const bool vec = p->k % 4 == 0 && p->n % 4 == 0 &&
-                     ((size_t)p->a | (size_t)p->b | (size_t)p->c) % 16 == 0;
+    /* float4 global accesses need 16-byte aligned rows: K and N multiples of 4 (cudaMalloc aligns
+     * the bases). */
+    const bool vec =
+        p->k % 4 == 0 && p->n % 4 == 0 && ((size_t)p->a | (size_t)p->b | (size_t)p->c) % 16 == 0;
     p->path = vec ? "float4" : "scalar";
     if (vec)
-        gemm_kernel<true><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
-                                           p->beta, p->c);
+        gemm_kernel<true><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a,
+                                           (const float *)p->b, p->beta, p->c);
     else
-        gemm_kernel<false><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a, (const float *)p->b,
-                                            p->beta, p->c);
+        gemm_kernel<false><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const float *)p->a,
+                                            (const float *)p->b, p->beta, p->c);
     return cudaGetLastError();
 }
 
 int main(int argc, char **argv) {
-    static const gemm_step step = {STEP_NAME, GEMM_F32, launch_gemm};
+    static const gemm_step step = {STEP_NAME, GEMM_F32, launch_gemm, CONFIG,
+                                   (const void *)gemm_kernel<true>};
     return gemm_main(argc, argv, &step);
 }

@@ -21,11 +21,11 @@
 
 #include "gemm.h"
 
-#ifndef BM /* the defaults (tuned/default.flags): a 128 x 128 block tile, 4 warps of 64 x 64 */
+#ifndef BM /* the defaults: a 128 x 256 block tile, 8 warps of 64 x 64 */
 #define BM 128
 #endif
 #ifndef BN
-#define BN 128
+#define BN 256
 #endif
 #ifndef BK
 #define BK 32
@@ -46,7 +46,7 @@
 #define THREADS (WARPS * 32)
 #define M_TILES (WM / MMA_M) /* mma tiles of a warp, down and across */
 #define N_TILES (WN / MMA_N)
-#ifndef PAD
+#ifndef PAD   /* step 09, part 2 */
 #define PAD 8 /* elements (16 bytes) of padding per shared-memory row */
 #endif
 #ifndef STAGES /* shared-memory stages in the ring */
@@ -54,30 +54,39 @@
 #endif
 #define A_STRIDE (BK + PAD)
 #define B_STRIDE (BN + PAD)
-#define A_CHUNKS (BM * BK / 8 / THREADS) /* 16-byte chunks of 8 elements each thread copies per slice */
+#define A_CHUNKS                                                                                   \
+    (BM * BK / 8 / THREADS) /* 16-byte chunks of 8 elements each thread copies per slice */
 #define B_CHUNKS (BK * BN / 8 / THREADS)
+#define CONFIG                                                                                     \
+    "BM=" GEMM_STR(BM) " BN=" GEMM_STR(BN) " BK=" GEMM_STR(BK) " WM=" GEMM_STR(                    \
+        WM) " WN=" GEMM_STR(WN) " STAGES=" GEMM_STR(STAGES) " MIN_BLOCKS=" GEMM_STR(MIN_BLOCKS)
 #define K_STEPS (BK / MMA_K) /* k16 steps per slice */
 
 static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles must cover the block tile exactly");
 static_assert(WM % MMA_M == 0, "a warp tile is whole m16 tiles down");
-static_assert(WN % (2 * MMA_N) == 0, "a warp tile is whole pairs of n8 tiles across (one ldmatrix.x4.trans loads two)");
-static_assert(BK % (2 * MMA_K) == 0,
-              "a K slice is whole k16 steps, an even number: the barrier sits in the second-to-last, and fragments alternate "
-              "between two register sets");
+static_assert(WN % (2 * MMA_N) == 0,
+              "a warp tile is whole pairs of n8 tiles across (one ldmatrix.x4.trans loads two)");
+static_assert(BK % (2 * MMA_K) == 0, "a K slice is whole k16 steps, an even number: the barrier "
+                                     "sits in the second-to-last, and fragments alternate "
+                                     "between two register sets");
 static_assert(BK % 8 == 0 && BN % 8 == 0, "tiles are copied in 16-byte chunks of 8 elements");
-static_assert((BM * BK / 8) % THREADS == 0 && (BK * BN / 8) % THREADS == 0, "the chunks of a tile divide evenly among the threads");
-static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0, "ldmatrix and 16-byte stores need 16-byte aligned rows");
+static_assert((BM * BK / 8) % THREADS == 0 && (BK * BN / 8) % THREADS == 0,
+              "the chunks of a tile divide evenly among the threads");
+static_assert(A_STRIDE * 2 % 16 == 0 && B_STRIDE * 2 % 16 == 0,
+              "ldmatrix and 16-byte stores need 16-byte aligned rows");
 /* -DPAD=0 builds the unpadded layout, to measure what the padding buys (README). */
 static_assert(PAD == 0 || (A_STRIDE * 2 / 16 % 2 == 1 && B_STRIDE * 2 / 16 % 2 == 1),
-              "an odd number of 16-byte units per row: the 8 rows of an 8 x 8 matrix land in 8 different bank groups");
-static_assert(THREADS % (BK / 8) == 0 && THREADS % (BN / 8) == 0,
-              "a thread's next chunk is whole rows further down (the whole-slice path steps a pointer)");
+              "an odd number of 16-byte units per row: the 8 rows of an 8 x 8 matrix land in 8 "
+              "different bank groups");
+static_assert(
+    THREADS % (BK / 8) == 0 && THREADS % (BN / 8) == 0,
+    "a thread's next chunk is whole rows further down (the whole-slice path steps a pointer)");
 static_assert(THREADS <= 1024, "a block is at most 1024 threads");
 static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at most 2048 threads");
 #define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
-#define RING_BYTES (STAGES * STAGE_ELEMS * 2)      /* STAGES stages of 2-byte elements */
-/* The epilogue stages C through the same shared memory once the ring is drained: per
- * warp, half its tile's columns at a time, rows padded by 8 floats (README, "The epilogue"). */
+#define RING_BYTES (STAGES * STAGE_ELEMS * 2)       /* STAGES stages of 2-byte elements */
+/* Step 09, part 4: the epilogue stages C through the same shared memory once the ring is drained:
+ * per warp, half its tile's columns at a time, rows padded by 8 floats (README, "The epilogue"). */
 #define EPI_COLS (WN / 2)
 #define EPI_STRIDE (EPI_COLS + 8)
 #define EPI_BYTES (WARPS * WM * EPI_STRIDE * 4)
@@ -85,28 +94,33 @@ static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at m
 static_assert(STAGES >= 2, "a pipeline needs a stage to fill while another is read");
 /* A tuned configuration may use more than the 99 KB every sm_80+ GPU allows (the launch
  * checks this GPU's limit); tuned/default.flags stays within 99 KB, so it runs anywhere. */
-static_assert(SMEM_BYTES <= 227 * 1024, "the stages must fit the largest opt-in shared memory of sm_80+ GPUs (227 KB on sm_90)");
+static_assert(
+    SMEM_BYTES <= 227 * 1024,
+    "the stages must fit the largest opt-in shared memory of sm_80+ GPUs (227 KB on sm_90)");
 /* In the epilogue a half-warp's float2 writes cover 4 staged rows of 8 floats; rows EPI_STRIDE
  * floats apart start in 4 different groups of 8 banks, so together they fill the 32 banks. */
-static_assert(EPI_STRIDE % 32 == 8 || EPI_STRIDE % 32 == 24, "4 consecutive staged rows start in 4 different 8-bank groups");
+static_assert(EPI_STRIDE % 32 == 8 || EPI_STRIDE % 32 == 24,
+              "4 consecutive staged rows start in 4 different 8-bank groups");
 
 /* Elements (row, col .. col+7) of a row-major rows x cols matrix into shared memory
  * at dst; zeros outside the matrix. VEC: one asynchronous 16-byte copy, legal when
  * cols % 8 == 0 (then a chunk is wholly inside or wholly outside); outside, the
  * source size is 0 and cp.async writes 16 bytes of zeros without reading (the source
- * address is then X itself, a valid one). .ca, not .cg: on the H200 .cg brings the SM
- * 1.5 times the tiles' sectors in 3 times the L2 requests, and .ca measured faster, as
- * long as L1 keeps room for the copies in flight (README, "How many stages").
+ * address is then X itself, a valid one). .ca, not .cg: .ca keeps the copies' sectors in
+ * L1, which takes fewer L2 requests, as long as L1 keeps room for the copies in flight
+ * (README, "Tried").
  * Otherwise plain loads and stores: the barrier that publishes a slice publishes them too. */
 template <typename T, bool VEC>
 __device__ void copy8(T *dst, const T *X, int rows, int cols, int row, int col) {
     if constexpr (VEC) {
         const bool inside = row < rows && col < cols;
         const uint32_t to = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;"
-                     :: "r"(to), "l"(inside ? &X[row * cols + col] : X), "r"(inside ? 16 : 0) : "memory");
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(to),
+                     "l"(inside ? &X[row * cols + col] : X), "r"(inside ? 16 : 0)
+                     : "memory");
     } else {
-        for (int i = 0; i < 8; i++) dst[i] = row < rows && col + i < cols ? X[row * cols + col + i] : static_cast<T>(0.0f);
+        for (int i = 0; i < 8; i++)
+            dst[i] = row < rows && col + i < cols ? X[row * cols + col + i] : static_cast<T>(0.0f);
     }
 }
 
@@ -116,28 +130,32 @@ __device__ void copy16_inside(void *dst, const void *src) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
 }
 
-/* The A tile's chunk c (8 elements, 16 bytes): its row and its first column, {row, col}.
- * Row-major order, except when a row is 4 chunks (BK = 32: 5 16-byte units per padded
- * row): the 8 threads of one 16-byte store phase then take rows r and r + 4 instead of r and
- * r + 1. Rows 1 apart start 5 units apart, so a phase's 8 units would meet twice in one of
- * the 8 bank groups (a 2-way conflict); rows 4 apart start 20 units apart and fill all 8. */
+/* Step 09, part 5. The A tile's chunk c (8 elements, 16 bytes): its row and its first column, {row,
+ * col}. Row-major order, except when a row is 4 chunks (BK = 32: 5 16-byte units per padded row):
+ * the 8 threads of one 16-byte store phase then take rows r and r + 4 instead of r and r + 1. Rows
+ * 1 apart start 5 units apart, so a phase's 8 units would meet twice in one of the 8 bank groups (a
+ * 2-way conflict); rows 4 apart start 20 units apart and fill all 8. */
 __device__ int2 a_chunk(int c) {
     if (BK / 8 != 4) return make_int2(c / (BK / 8), c % (BK / 8) * 8);
     return make_int2(c / 32 * 8 + c % 32 / 8 + c / 4 % 2 * 4, c % 4 * 8);
 }
 
-/* Four 8 x 8 matrices of 16-bit elements from shared memory; lane i supplies the address
- * of row i % 8 of matrix i / 8, and receives two elements of each matrix. .trans hands
- * out columns instead of rows (B is stored k-major, mma wants it n-major). */
+/* Step 09, part 1. Four 8 x 8 matrices of 16-bit elements from shared memory; lane i supplies the
+ * address of row i % 8 of matrix i / 8, and receives two elements of each matrix. .trans hands out
+ * columns instead of rows (B is stored k-major, mma wants it n-major). */
 __device__ void ldmatrix_x4(uint32_t r[4], const void *row) {
     const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row));
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
 }
 __device__ void ldmatrix_x4_trans(uint32_t r[4], const void *row) {
     const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row));
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
 }
 
 /* d = a * b + d for one 16 x 8 tile of C, K = 16; a: 16 x 16 row-major, b: 16 x 8 "col"
@@ -145,12 +163,14 @@ __device__ void ldmatrix_x4_trans(uint32_t r[4], const void *row) {
 template <typename T>
 __device__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
     if constexpr (std::is_same_v<T, __half>)
-        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+            "{%8, %9}, "
             "{%0, %1, %2, %3};"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
     else
-        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, "
+            "%7}, {%8, %9}, "
             "{%0, %1, %2, %3};"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
@@ -158,13 +178,16 @@ __device__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) 
 
 /* C(row, col .. col + 3) = alpha * acc + beta * C, inside the matrix only; C is not read when
  * beta == 0. col is a multiple of 4, so with N a multiple of 4 the four are one aligned float4. */
-__device__ void store4(float *C, int M, int N, int row, int col, float4 acc, float alpha, float beta) {
+__device__ void store4(float *C, int M, int N, int row, int col, float4 acc, float alpha,
+                       float beta) {
     if (row >= M) return;
     float *c = &C[row * N + col];
     if (N % 4 == 0 && col + 3 < N) {
-        const float4 old = beta != 0.0f ? *reinterpret_cast<float4 *>(c) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        *reinterpret_cast<float4 *>(c) = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
-                                                     alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
+        const float4 old =
+            beta != 0.0f ? *reinterpret_cast<float4 *>(c) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        *reinterpret_cast<float4 *>(c) =
+            make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
+                        alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
         return;
     }
     const float v[4] = {acc.x, acc.y, acc.z, acc.w};
@@ -173,15 +196,15 @@ __device__ void store4(float *C, int M, int N, int row, int col, float4 acc, flo
 }
 
 template <typename T, bool VEC>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
-                                                       float beta, float *C) {
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C) {
     /* STAGES stages of (A tile row-major (k contiguous), B tile k-major (n contiguous)), both
      * padded; dynamic shared memory, because the stages pass the 48 KB static limit. */
     extern __shared__ __align__(16) unsigned char smem[];
     T *const ring = reinterpret_cast<T *>(smem);
-    /* Tiles are numbered down the columns of C, one block each (as in steps 03-08). */
+    /* Tiles are numbered down the columns of C, one block each (as in steps 01-08). */
     const int tiles_m = ceil_div(M, BM);
-    const int row0 = blockIdx.x % tiles_m * BM, col0 = blockIdx.x / tiles_m * BN;
+    const int row0 = (blockIdx.x % tiles_m) * BM, col0 = (blockIdx.x / tiles_m) * BN;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int warp_row = warp / (BN / WN) * WM, warp_col = warp % (BN / WN) * WN;
     const int slices = ceil_div(K, BK);
@@ -197,14 +220,16 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
             T *As = ring + stage * STAGE_ELEMS, *Bs = As + BM * A_STRIDE;
             const int k0 = slice * BK;
             if (VEC && row0 + BM <= M && col0 + BN <= N && k0 + BK <= K) {
-                /* The whole slice lies inside A and B (every slice of an interior tile): no bounds to
-                 * test and no zero-fill to select. Chunk i of this thread lies A_ROWS_APART rows below
-                 * chunk i - 1, so each copy is a pointer step and the copy itself, where the general
-                 * path below spends about 11 instructions, issued by the same warps that multiply. */
+                /* The whole slice lies inside A and B (every slice of an interior tile): no bounds
+                 * to test and no zero-fill to select. Chunk i of this thread lies A_ROWS_APART rows
+                 * below chunk i - 1, so each copy is a pointer step and the copy itself, where the
+                 * general path below spends about 11 instructions, issued by the same warps that
+                 * multiply. */
                 constexpr int A_ROWS_APART = THREADS / (BK / 8), B_ROWS_APART = THREADS / (BN / 8);
                 const int2 a0 = a_chunk(threadIdx.x);
                 const int b_row = threadIdx.x / (BN / 8), b_col = threadIdx.x % (BN / 8) * 8;
-                const T *a = &A[(size_t)(row0 + a0.x) * K + k0 + a0.y], *b = &B[(size_t)(k0 + b_row) * N + col0 + b_col];
+                const T *a = &A[(size_t)(row0 + a0.x) * K + k0 + a0.y],
+                        *b = &B[(size_t)(k0 + b_row) * N + col0 + b_col];
 #pragma unroll
                 for (int i = 0; i < A_CHUNKS; i++, a += (size_t)A_ROWS_APART * K)
                     copy16_inside(&As[(a0.x + i * A_ROWS_APART) * A_STRIDE + a0.y], a);
@@ -212,9 +237,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
                 for (int i = 0; i < B_CHUNKS; i++, b += (size_t)B_ROWS_APART * N)
                     copy16_inside(&Bs[(b_row + i * B_ROWS_APART) * B_STRIDE + b_col], b);
             } else {
-                /* Chunk c of a tile is row c / (chunks per row): consecutive threads copy consecutive
-                 * 16 bytes of a row. Unrolled by 2: fully unrolled, both kernels spill (the plain-load one
-                 * 160 bytes at the H200's tiles). */
+                /* Chunk c of a tile is row c / (chunks per row): consecutive threads copy
+                 * consecutive 16 bytes of a row. Unrolled by 2: fully unrolled, both kernels spill
+                 * (the plain-load one 160 bytes at the H200's tiles). */
 #pragma unroll 2
                 for (int i = 0; i < A_CHUNKS; i++) {
                     const int2 at = a_chunk(threadIdx.x + i * THREADS);
@@ -223,24 +248,26 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
 #pragma unroll 2
                 for (int i = 0; i < B_CHUNKS; i++) {
                     const int c = threadIdx.x + i * THREADS;
-                    copy8<T, VEC>(&Bs[c / (BN / 8) * B_STRIDE + c % (BN / 8) * 8], B, K, N, k0 + c / (BN / 8),
-                                  col0 + c % (BN / 8) * 8);
+                    copy8<T, VEC>(&Bs[c / (BN / 8) * B_STRIDE + c % (BN / 8) * 8], B, K, N,
+                                  k0 + c / (BN / 8), col0 + c % (BN / 8) * 8);
                 }
             }
         }
         asm volatile("cp.async.commit_group;" ::: "memory");
     };
     /* The fragments of one k16 step of the slice in `stage`, at depth kk. */
-    auto load_fragments = [&](uint32_t (&a)[M_TILES][4], uint32_t (&b)[N_TILES][2], int stage, int kk) {
+    auto load_fragments = [&](uint32_t(&a)[M_TILES][4], uint32_t(&b)[N_TILES][2], int stage,
+                              int kk) {
         const T(*As)[A_STRIDE] = reinterpret_cast<const T(*)[A_STRIDE]>(ring + stage * STAGE_ELEMS);
-        const T(*Bs)[B_STRIDE] = reinterpret_cast<const T(*)[B_STRIDE]>(ring + stage * STAGE_ELEMS + BM * A_STRIDE);
+        const T(*Bs)[B_STRIDE] =
+            reinterpret_cast<const T(*)[B_STRIDE]>(ring + stage * STAGE_ELEMS + BM * A_STRIDE);
         /* A fragment of tile i: lanes 0-15 point at rows 0-15 (k 0-7), lanes 16-31 at the
          * same rows, k 8-15: the four matrices arrive as mma's a0..a3. */
 #pragma unroll
         for (int i = 0; i < M_TILES; i++)
             ldmatrix_x4(a[i], &As[warp_row + i * MMA_M + lane % 16][kk + lane / 16 * 8]);
-        /* B fragments of tiles j and j + 1: lanes 0-15 point at k rows 0-15 of columns
-         * n .. n+7, lanes 16-31 at the same rows of n+8 .. n+15; transposed on the way. */
+            /* B fragments of tiles j and j + 1: lanes 0-15 point at k rows 0-15 of columns
+             * n .. n+7, lanes 16-31 at the same rows of n+8 .. n+15; transposed on the way. */
 #pragma unroll
         for (int j = 0; j < N_TILES; j += 2) {
             uint32_t r[4];
@@ -252,7 +279,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
         }
     };
     /* The mma of rows i0 .. i1 - 1 of the warp's mma tiles. */
-    auto multiply = [&](const uint32_t (&a)[M_TILES][4], const uint32_t (&b)[N_TILES][2], int i0, int i1) {
+    auto multiply = [&](const uint32_t(&a)[M_TILES][4], const uint32_t(&b)[N_TILES][2], int i0,
+                        int i1) {
 #pragma unroll
         for (int i = i0; i < i1; i++)
 #pragma unroll
@@ -275,7 +303,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
     for (int s = 0; s < STAGES - 1; s++) issue(s, s);
     asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
     __syncthreads();
-    uint32_t a[2][M_TILES][4], b[2][N_TILES][2]; /* one k16 step's fragments multiplied, the next one's arriving */
+    uint32_t a[2][M_TILES][4],
+        b[2][N_TILES][2]; /* one k16 step's fragments multiplied, the next one's arriving */
     load_fragments(a[0], b[0], 0, 0);
     int stage = 0;
     for (int slice = 0; slice < slices; slice++) {
@@ -293,16 +322,19 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
             } else {
                 multiply(a[now], b[now], 0, M_TILES);
             }
-            if (step + 1 == K_STEPS && slice + 1 < slices) load_fragments(a[ahead], b[ahead], next, 0);
+            if (step + 1 == K_STEPS && slice + 1 < slices)
+                load_fragments(a[ahead], b[ahead], next, 0);
         }
         stage = next;
     }
-    asm volatile("cp.async.wait_group 0;" ::: "memory"); /* only empty groups are left; C reuses the ring */
+    asm volatile("cp.async.wait_group 0;" ::
+                     : "memory"); /* only empty groups are left; C reuses the ring */
 
-    /* The epilogue. Stored straight from the accumulators, one instruction writes 8 bytes to each
-     * of 8 rows: 8 partial lines. Instead each warp puts half its columns at a time into shared
-     * memory (the ring is free once the barrier has seen every warp's last ldmatrix), then reads
-     * them back as rows of float4: a quarter-warp writes WN / 2 consecutive floats of one row. */
+    /* Step 09, part 4, the epilogue. Stored straight from the accumulators, one instruction writes
+     * 8 bytes to each of 8 rows: 8 partial lines. Instead each warp puts half its columns at a time
+     * into shared memory (the ring is free once the barrier has seen every warp's last ldmatrix),
+     * then reads them back as rows of float4: a quarter-warp writes WN / 2 consecutive floats of
+     * one row. */
     __syncthreads();
     float *const staged = reinterpret_cast<float *>(smem) + warp * WM * EPI_STRIDE;
 #pragma unroll
@@ -327,8 +359,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_kernel(int M, int N,
     }
 }
 
-template <typename T>
-static cudaError_t launch_typed(gemm_args *p, bool vec) {
+template <typename T> static cudaError_t launch_typed(gemm_args *p, bool vec) {
     dim3 block(THREADS);
     dim3 grid(ceil_div(p->m, BM) * ceil_div(p->n, BN));
     /* Above 48 KB of dynamic shared memory a kernel must opt in, once per instantiation. */
@@ -338,22 +369,26 @@ static cudaError_t launch_typed(gemm_args *p, bool vec) {
         cudaGetDevice(&device);
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
         if (SMEM_BYTES > optin) {
-            fprintf(stderr, "%s: this build needs %d KB of shared memory per block, this GPU allows %d KB: "
-                            "build it with tuned/default.flags\n", STEP_NAME, SMEM_BYTES / 1024, optin / 1024);
+            fprintf(stderr,
+                    "%s: this build needs %d KB of shared memory per block, this GPU allows %d KB: "
+                    "build it with tuned/default.flags\n",
+                    STEP_NAME, SMEM_BYTES / 1024, optin / 1024);
             return cudaErrorInvalidConfiguration;
         }
-        cudaError_t err = cudaFuncSetAttribute(gemm_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        cudaError_t err = cudaFuncSetAttribute(
+            gemm_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
         if (err == cudaSuccess)
-            err = cudaFuncSetAttribute(gemm_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+            err = cudaFuncSetAttribute(gemm_kernel<T, false>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
         if (err != cudaSuccess) return err;
         opted_in = true;
     }
     if (vec)
-        gemm_kernel<T, true><<<grid, block, SMEM_BYTES>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b,
-                                                         p->beta, p->c);
+        gemm_kernel<T, true><<<grid, block, SMEM_BYTES>>>(
+            p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
     else
-        gemm_kernel<T, false><<<grid, block, SMEM_BYTES>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b,
-                                                          p->beta, p->c);
+        gemm_kernel<T, false><<<grid, block, SMEM_BYTES>>>(
+            p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();
 }
 
@@ -361,10 +396,19 @@ static cudaError_t launch_gemm(gemm_args *p) {
     /* 16-byte global loads need 16-byte aligned rows: K and N multiples of 8 elements. */
     const bool vec = p->k % 8 == 0 && p->n % 8 == 0 && ((size_t)p->a | (size_t)p->b) % 16 == 0;
     p->path = vec ? "16-byte" : "scalar";
-    return p->dtype == GEMM_F16 ? launch_typed<__half>(p, vec) : launch_typed<__nv_bfloat16>(p, vec);
+    return p->dtype == GEMM_F16 ? launch_typed<__half>(p, vec)
+                                : launch_typed<__nv_bfloat16>(p, vec);
 }
 
 int main(int argc, char **argv) {
-    static const gemm_step step = {STEP_NAME, GEMM_F16 | GEMM_BF16, launch_gemm};
+    static const gemm_step step = {STEP_NAME,
+                                   GEMM_F16 | GEMM_BF16,
+                                   launch_gemm,
+                                   CONFIG,
+                                   (const void *)gemm_kernel<__half, true>,
+                                   80,
+                                   0,
+                                   "mma.sync.m16n8k16 with bf16 and ldmatrix and cp.async (sm_80 "
+                                   "or newer: A100, RTX 30/40/50, L4, H100, B200)"};
     return gemm_main(argc, argv, &step);
 }

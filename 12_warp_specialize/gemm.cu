@@ -44,28 +44,41 @@
 #define BM (64 * WARPGROUPS)
 #define BK 64 /* one 128-byte swizzle row of 16-bit elements: the K extent of an A tile row */
 #define THREADS (128 * (WARPGROUPS + 1)) /* the producer warpgroup, then the consumers */
+#define CONFIG                                                                                     \
+    "WARPGROUPS=" GEMM_STR(WARPGROUPS) " (BM=64*WARPGROUPS) BN=" GEMM_STR(BN) " BK=" GEMM_STR(     \
+        BK) " STAGES=" GEMM_STR(STAGES) " GROUP_M=" GEMM_STR(GROUP_M)
 #define WGMMA_K 16
-#define B_ATOMS (BN / 64)                  /* B arrives as BN / 64 boxes of 64 columns (128 bytes) x BK rows */
+#define B_ATOMS (BN / 64) /* B arrives as BN / 64 boxes of 64 columns (128 bytes) x BK rows */
 #define A_TILE_BYTES (BM * BK * 2)
 #define B_TILE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_TILE_BYTES + B_TILE_BYTES)
-#define SMEM_BYTES (STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024) /* tiles, 2 mbarriers per stage, alignment slack */
+#define SMEM_BYTES                                                                                 \
+    (STAGES * STAGE_BYTES + 2 * STAGES * 8 +                                                       \
+     1024) /* tiles, 2 mbarriers per stage, alignment slack */
 
-static_assert(WARPGROUPS == 1 || WARPGROUPS == 2, "one or two consumer warpgroups (64 or 128 rows)");
+static_assert(WARPGROUPS == 1 || WARPGROUPS == 2,
+              "one or two consumer warpgroups (64 or 128 rows)");
 static_assert(BN == 256, "wgmma's N is 256: the one wrapper below is m64n256k16");
-static_assert(BK * 2 == 128, "an A tile row is exactly one 128-byte swizzle row: the descriptors below assume it");
+static_assert(BK * 2 == 128,
+              "an A tile row is exactly one 128-byte swizzle row: the descriptors below assume it");
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
-              "every tile starts on 1024 bytes: the 128-byte swizzle pattern repeats every 8 rows of 128 bytes");
-static_assert(BM <= 256 && BK <= 256, "a TMA box is at most 256 elements along each dimension (A's box is BK x BM)");
-static_assert(STAGE_BYTES < (1 << 20), "an mbarrier's transaction count holds less than 2^20 bytes per phase");
+              "every tile starts on 1024 bytes: the 128-byte swizzle pattern repeats every 8 rows "
+              "of 128 bytes");
+static_assert(BM <= 256 && BK <= 256,
+              "a TMA box is at most 256 elements along each dimension (A's box is BK x BM)");
+static_assert(STAGE_BYTES < (1 << 20),
+              "an mbarrier's transaction count holds less than 2^20 bytes per phase");
 static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
-static_assert(SMEM_BYTES <= 227 * 1024, "the ring must fit sm_90's 227 KB of shared memory per block");
-static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0 && PRODUCER_REGISTERS >= 24 &&
-              CONSUMER_REGISTERS <= 256, "setmaxnreg takes multiples of 8 from 24 to 256");
+static_assert(SMEM_BYTES <= 227 * 1024,
+              "the ring must fit sm_90's 227 KB of shared memory per block");
+static_assert(PRODUCER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS % 8 == 0 &&
+                  PRODUCER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256,
+              "setmaxnreg takes multiples of 8 from 24 to 256");
 static_assert(128 * (PRODUCER_REGISTERS + WARPGROUPS * CONSUMER_REGISTERS) <= 65536,
               "after reallocation the block still fits the SM's 64 K registers");
 static_assert(65536 / THREADS / 8 * 8 <= CONSUMER_REGISTERS,
-              "__launch_bounds__(THREADS, 1) caps the allocation at 65536 / THREADS registers (a multiple of 8): "
+              "__launch_bounds__(THREADS, 1) caps the allocation at 65536 / THREADS registers (a "
+              "multiple of 8): "
               "setmaxnreg.inc may only raise a warpgroup's count, never lower it");
 static_assert(GROUP_M >= 1, "a strip is at least one tile row");
 
@@ -76,11 +89,14 @@ static __device__ __forceinline__ uint32_t smem_u32(const void *p) {
 /* ---- mbarriers: a 64-bit word in shared memory that counts arrivals (and, for TMA,
  * transaction bytes) and flips its phase bit when all have come in. ---- */
 static __device__ __forceinline__ void mbar_init(uint64_t *bar, int arrivals) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrivals) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrivals)
+                 : "memory");
 }
 /* One arrival that also announces `bytes` of TMA traffic the phase must wait for. */
 static __device__ __forceinline__ void mbar_expect_bytes(uint64_t *bar, int bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)),
+                 "r"(bytes)
+                 : "memory");
 }
 static __device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
@@ -89,15 +105,20 @@ static __device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
 static __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t phase) {
     uint32_t done = 0;
     while (!done)
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done) : "r"(smem_u32(bar)), "r"(phase) : "memory");
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
+                     "%2;\nselp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(smem_u32(bar)), "r"(phase)
+                     : "memory");
 }
 
 /* ---- TMA: the box of the tensor map at (x, y) (x the contiguous coordinate) into shared
  * memory at dst; its bytes are counted on bar. ---- */
-static __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                 ::"r"(smem_u32(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar))
+static __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, int x, int y,
+                                                uint64_t *bar) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%2, %3}], [%4];" ::"r"(smem_u32(dst)),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar))
                  : "memory");
 }
 
@@ -112,15 +133,21 @@ static __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *ma
  * B (MN-major, N contiguous): atoms of 64 columns x 8 k-rows; LBO = the bytes from one
  * 64-column atom to the next (one TMA box, BK rows of 128 bytes), SBO = 1024 bytes from
  * one group of 8 k-rows to the next. ---- */
-static __device__ __forceinline__ uint64_t sw128_desc(const void *tile, uint32_t lbo, uint32_t sbo) {
-    return (uint64_t)((smem_u32(tile) & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 |
-           1ull << 62;
+static __device__ __forceinline__ uint64_t sw128_desc(const void *tile, uint32_t lbo,
+                                                      uint32_t sbo) {
+    return (uint64_t)((smem_u32(tile) & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 |
+           (uint64_t)(sbo >> 4) << 32 | 1ull << 62;
 }
 
-static __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-static __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-template <int N>
-static __device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory"); }
+static __device__ __forceinline__ void wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+static __device__ __forceinline__ void wgmma_commit() {
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int N> static __device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
 /* Keeps the compiler from moving accumulator reads or writes across an asynchronous wgmma. */
 static __device__ __forceinline__ void fence_registers(float *d, int n) {
 #pragma unroll
@@ -131,41 +158,46 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
  * After the 128 accumulator registers and the two descriptors come: scale-d (predicate p, from
  * the constant 1: D = A B + D; 0 would drop D), imm-scale-a and imm-scale-b (1: no negation),
  * imm-trans-a (0: A is K-major), imm-trans-b (1: B is MN-major, read transposed). */
-#define WGMMA_M64N256K16(TYPE, d, desc_a, desc_b)                                                     \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                           \
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." #TYPE "." #TYPE " "                       \
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "\
-                 "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
-                 "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, " \
-                 "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, " \
-                 "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, " \
-                 "%87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, "\
-                 "%104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, "  \
-                 "%118, %119, %120, %121, %122, %123, %124, %125, %126, %127} "                          \
-                 ", %128, %129, p, 1, 1, 0, 1;\n}\n"                                                     \
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), \
-                   "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), \
-                   "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), \
-                   "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
-                   "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), \
-                   "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), \
-                   "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), \
-                   "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
-                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), \
-                   "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), \
-                   "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), \
-                   "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), \
-                   "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), \
-                   "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), \
-                   "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), \
-                   "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
-                   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), \
-                   "+f"(d[127]) \
-                 : "l"(desc_a), "l"(desc_b), "r"(1))
+#define WGMMA_M64N256K16(TYPE, d, desc_a, desc_b)                                                  \
+    asm volatile(                                                                                  \
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                              \
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32." #TYPE "." #TYPE " "                         \
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "   \
+        "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "    \
+        "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "    \
+        "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "    \
+        "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, "    \
+        "%87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, "      \
+        "%103, "                                                                                   \
+        "%104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, "     \
+        "%118, %119, %120, %121, %122, %123, %124, %125, %126, %127} "                             \
+        ", %128, %129, p, 1, 1, 0, 1;\n}\n"                                                        \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
+          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),            \
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),            \
+          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),            \
+          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),            \
+          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),            \
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),            \
+          "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]),            \
+          "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]),            \
+          "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),            \
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]),            \
+          "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),            \
+          "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),            \
+          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),        \
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),      \
+          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),      \
+          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),      \
+          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])       \
+        : "l"(desc_a), "l"(desc_b), "r"(1))
 
 template <typename T>
-static __device__ __forceinline__ void wgmma_tile(float d[BN / 2], uint64_t desc_a, uint64_t desc_b) {
+static __device__ __forceinline__ void wgmma_tile(float d[BN / 2], uint64_t desc_a,
+                                                  uint64_t desc_b) {
     if constexpr (std::is_same_v<T, __half>)
         WGMMA_M64N256K16(f16, d, desc_a, desc_b);
     else
@@ -181,13 +213,16 @@ static __device__ __forceinline__ ring_pos advance(ring_pos p) {
     return p.stage + 1 == STAGES ? ring_pos{0, p.phase ^ 1u} : ring_pos{p.stage + 1, p.phase};
 }
 
-/* C(row, col), C(row, col + 1) = alpha * acc + beta * C inside the matrix (step 09's). */
-static __device__ void store2(float *C, int M, int N, int row, int col, float acc0, float acc1, float alpha, float beta) {
+/* C(row, col), C(row, col + 1) = alpha * acc + beta * C inside the matrix (step 09's store4, two
+ * wide). */
+static __device__ void store2(float *C, int M, int N, int row, int col, float acc0, float acc1,
+                              float alpha, float beta) {
     if (row >= M) return;
     float *c = &C[(size_t)row * N + col];
     if (N % 2 == 0 && col + 1 < N) {
         const float2 old = beta != 0.0f ? *reinterpret_cast<float2 *>(c) : make_float2(0.0f, 0.0f);
-        *reinterpret_cast<float2 *>(c) = make_float2(alpha * acc0 + beta * old.x, alpha * acc1 + beta * old.y);
+        *reinterpret_cast<float2 *>(c) =
+            make_float2(alpha * acc0 + beta * old.x, alpha * acc1 + beta * old.y);
         return;
     }
     const float v[2] = {acc0, acc1};
@@ -204,15 +239,18 @@ static __device__ __forceinline__ int2 tile_coords(int t, int tiles_m, int tiles
 }
 
 template <typename T>
-__global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const __grid_constant__ CUtensorMap map_a,
-                                                          const __grid_constant__ CUtensorMap map_b, int M, int N,
-                                                          int K, float alpha, float beta, float *C) {
+__global__ void __launch_bounds__(THREADS, 1)
+    gemm_kernel(const __grid_constant__ CUtensorMap map_a,
+                const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha,
+                float beta, float *C) {
     extern __shared__ unsigned char smem_raw[];
     /* The 128-byte swizzle repeats every 1024 bytes, and TMA and wgmma agree on it only if
      * every tile starts on a multiple of 1024: align the base by hand. */
-    unsigned char *smem = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-    T *const a_tiles = reinterpret_cast<T *>(smem);                        /* [STAGES][BM][BK], swizzled */
-    T *const b_tiles = reinterpret_cast<T *>(smem + STAGES * A_TILE_BYTES); /* [STAGES][B_ATOMS][BK][64], swizzled */
+    unsigned char *smem = reinterpret_cast<unsigned char *>(
+        (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+    T *const a_tiles = reinterpret_cast<T *>(smem); /* [STAGES][BM][BK], swizzled */
+    T *const b_tiles = reinterpret_cast<T *>(
+        smem + STAGES * A_TILE_BYTES); /* [STAGES][B_ATOMS][BK][64], swizzled */
     uint64_t *const full = reinterpret_cast<uint64_t *>(smem + STAGES * STAGE_BYTES);
     uint64_t *const empty = full + STAGES;
 
@@ -228,23 +266,27 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const __grid_constant_
         /* Make the initialized barriers visible to the async proxy (the TMA engine). */
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
-    __syncthreads(); /* the last block-wide barrier: from here on the roles only meet at mbarriers */
+    __syncthreads(); /* the last block-wide barrier: from here on the roles only meet at mbarriers
+                      */
 
     if (warpgroup == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGISTERS));
         if (threadIdx.x != 0) return;
         /* The producer waits for a free stage with the opposite parity: on the first pass round
-         * the ring the stages are free, and waiting for "phase 1 of a fresh barrier" returns at once. */
+         * the ring the stages are free, and waiting for "phase 1 of a fresh barrier" returns at
+         * once. */
         ring_pos pos = {0, 0};
         for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
             const int2 tile = tile_coords(t, tiles_m, tiles_n);
             for (int slice = 0; slice < slices; slice++) {
                 mbar_wait(&empty[pos.stage], pos.phase ^ 1u);
-                mbar_expect_bytes(&full[pos.stage], STAGE_BYTES); /* boxes past the edge still deliver all bytes */
-                tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM, &full[pos.stage]);
+                mbar_expect_bytes(&full[pos.stage],
+                                  STAGE_BYTES); /* boxes past the edge still deliver all bytes */
+                tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
+                         &full[pos.stage]);
                 for (int j = 0; j < B_ATOMS; j++)
-                    tma_load(b_tiles + pos.stage * BK * BN + j * BK * 64, &map_b, tile.y * BN + 64 * j, slice * BK,
-                             &full[pos.stage]);
+                    tma_load(b_tiles + pos.stage * BK * BN + j * BK * 64, &map_b,
+                             tile.y * BN + 64 * j, slice * BK, &full[pos.stage]);
                 pos = advance(pos);
             }
         }
@@ -268,7 +310,8 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const __grid_constant_
             wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < BK / WGMMA_K; kk++)
-                /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16 k-rows (2 KB) further. */
+                /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16 k-rows (2 KB)
+                 * further. */
                 wgmma_tile<T>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
                               sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
             wgmma_commit();
@@ -299,18 +342,23 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_kernel(const __grid_constant_
 }
 
 /* Shapes whose rows are not whole 16-byte units (K or N not a multiple of 8) cannot be
- * described by a tensor map: they take step 03's 32 x 32 shared-memory tiling, correct and slow. */
+ * described by a tensor map: they take a plain 32 x 32 shared-memory tiling (the idea of step 03),
+ * correct and slow. */
 template <typename T>
-__global__ void __launch_bounds__(1024) fallback_kernel(int M, int N, int K, float alpha, const T *A, const T *B,
-                                                        float beta, float *C) {
+__global__ void __launch_bounds__(1024)
+    fallback_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,
+                    float *C) {
     __shared__ float As[32][32], Bs[32][33];
     const int tiles_m = ceil_div(M, 32);
-    const int row = blockIdx.x % tiles_m * 32 + threadIdx.y, col = blockIdx.x / tiles_m * 32 + threadIdx.x;
+    const int row = (blockIdx.x % tiles_m) * 32 + threadIdx.y,
+              col = (blockIdx.x / tiles_m) * 32 + threadIdx.x;
     float acc = 0.0f;
     for (int k0 = 0; k0 < K; k0 += 32) {
         const int ar = row, ac = k0 + threadIdx.x, br = k0 + threadIdx.y, bc = col;
-        As[threadIdx.y][threadIdx.x] = ar < M && ac < K ? static_cast<float>(A[(size_t)ar * K + ac]) : 0.0f;
-        Bs[threadIdx.y][threadIdx.x] = br < K && bc < N ? static_cast<float>(B[(size_t)br * N + bc]) : 0.0f;
+        As[threadIdx.y][threadIdx.x] =
+            ar < M && ac < K ? static_cast<float>(A[(size_t)ar * K + ac]) : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] =
+            br < K && bc < N ? static_cast<float>(B[(size_t)br * N + bc]) : 0.0f;
         __syncthreads();
         for (int k = 0; k < 32; k++) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
         __syncthreads();
@@ -323,74 +371,62 @@ __global__ void __launch_bounds__(1024) fallback_kernel(int M, int N, int K, flo
 
 /* A tensor map of a row-major rows x cols matrix of 16-bit elements, box box_cols x box_rows,
  * 128-byte swizzle; elements outside the matrix arrive as zeros. */
-static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int cols, int box_cols, int box_rows,
-                            CUtensorMapDataType type) {
+static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int cols, int box_cols,
+                            int box_rows, CUtensorMapDataType type) {
     static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
     if (!encode) {
         cudaDriverEntryPointQueryResult found;
-        cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000,
-                                                           cudaEnableDefault, &found);
-        if (err != cudaSuccess || found != cudaDriverEntryPointSuccess) return err != cudaSuccess ? err : cudaErrorNotSupported;
+        cudaError_t err = cudaGetDriverEntryPointByVersion(
+            "cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, &found);
+        if (err != cudaSuccess || found != cudaDriverEntryPointSuccess)
+            return err != cudaSuccess ? err : cudaErrorNotSupported;
     }
     const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-    const cuuint64_t strides[1] = {(cuuint64_t)cols * 2}; /* bytes from one row to the next: a multiple of 16 */
+    const cuuint64_t strides[1] = {(cuuint64_t)cols *
+                                   2}; /* bytes from one row to the next: a multiple of 16 */
     const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
     const cuuint32_t unit[2] = {1, 1};
-    CUresult r = encode(map, type, 2, const_cast<void *>(base), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    CUresult r = encode(map, type, 2, const_cast<void *>(base), dims, strides, box, unit,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 static int sm_count = 0; /* this GPU's SMs, read with its properties at the first launch */
 
-template <typename T>
-static cudaError_t launch_typed(gemm_args *p) {
-    const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    /* The maps depend only on the pointers and the shape: made once per problem, outside the timed launches. */
+template <typename T> static cudaError_t launch_typed(gemm_args *p) {
+    const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                               : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
+     * launches. */
     static CUtensorMap map_a, map_b;
     static gemm_args made = {0};
-    if (made.a != p->a || made.b != p->b || made.m != p->m || made.n != p->n || made.k != p->k || made.dtype != p->dtype) {
+    if (made.a != p->a || made.b != p->b || made.m != p->m || made.n != p->n || made.k != p->k ||
+        made.dtype != p->dtype) {
         cudaError_t err = make_map(&map_a, p->a, p->m, p->k, BK, BM, type);
         if (err == cudaSuccess) err = make_map(&map_b, p->b, p->k, p->n, 64, BK, type);
         if (err != cudaSuccess) return err;
-        err = cudaFuncSetAttribute(gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        err = cudaFuncSetAttribute(gemm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   SMEM_BYTES);
         if (err != cudaSuccess) return err;
         made = *p;
     }
     /* Persistent: one block per SM (fewer when there are fewer tiles). */
     const int tiles = ceil_div(p->m, BM) * ceil_div(p->n, BN);
     dim3 grid(tiles < sm_count ? tiles : sm_count);
-    gemm_kernel<T><<<grid, THREADS, SMEM_BYTES>>>(map_a, map_b, p->m, p->n, p->k, p->alpha, p->beta, p->c);
+    gemm_kernel<T>
+        <<<grid, THREADS, SMEM_BYTES>>>(map_a, map_b, p->m, p->n, p->k, p->alpha, p->beta, p->c);
     return cudaGetLastError();
 }
 
-template <typename T>
-static cudaError_t launch_fallback(gemm_args *p) {
+template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
     dim3 grid(ceil_div(p->m, 32) * ceil_div(p->n, 32)), block(32, 32);
-    fallback_kernel<T><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
+    fallback_kernel<T><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
+                                        (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();
 }
-
-/* Exit code for "this GPU cannot run this step": make test reports it as a skip. */
-#define EXIT_NEEDS_SM90 3
 
 static cudaError_t launch_gemm(gemm_args *p) {
-    /* Checked at the first launch, after the command line: bad usage still exits 2 everywhere. */
-    static int checked = 0;
-    if (!checked) {
-        int device = 0;
-        cudaDeviceProp prop;
-        cudaError_t err = cudaGetDevice(&device);
-        if (err == cudaSuccess) err = cudaGetDeviceProperties(&prop, device);
-        if (err != cudaSuccess) return err;
-        if (prop.major != 9) {
-            fprintf(stderr, "%s: needs an sm_90 GPU (Hopper: wgmma and TMA); this one is sm_%d%d\n", STEP_NAME,
-                    prop.major, prop.minor);
-            exit(EXIT_NEEDS_SM90);
-        }
-        sm_count = prop.multiProcessorCount;
-        checked = 1;
-    }
     /* TMA needs 16-byte aligned rows (K and N multiples of 8) and 16-byte aligned bases. */
     const bool tma = p->k % 8 == 0 && p->n % 8 == 0 && ((size_t)p->a | (size_t)p->b) % 16 == 0;
     p->path = tma ? "tma" : "fallback";
@@ -399,6 +435,14 @@ static cudaError_t launch_gemm(gemm_args *p) {
 }
 
 int main(int argc, char **argv) {
-    static const gemm_step step = {STEP_NAME, GEMM_F16 | GEMM_BF16, launch_gemm};
+    static const gemm_step step = {
+        STEP_NAME,
+        GEMM_F16 | GEMM_BF16,
+        launch_gemm,
+        CONFIG,
+        (const void *)gemm_kernel<__half>,
+        90,
+        90,
+        "wgmma (sm_90 only: H100, H200, GH200; Blackwell has TMA but no wgmma)"};
     return gemm_main(argc, argv, &step);
 }

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "host.h"
 
@@ -34,7 +36,8 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
             "  --csv         print a CSV header and one line per shape\n"
             "  --save DIR    write A, B, C_in, C_out as float32 .npy files to DIR\n"
             "  --shapes L    run several shapes in one process, e.g. 1x1x1,33x7x129\n"
-            "Exit codes: 0 ok, 1 verification failure or CUDA error, 2 bad usage.\n",
+            "Exit codes: 0 ok, 1 verification failure or CUDA error, 2 bad usage,\n"
+            "  3 this GPU (or this build) lacks the step's instructions.\n",
             prog, step_dtypes == GEMM_F32 ? "fp32" : "fp16|bf16");
 }
 
@@ -197,5 +200,10 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
         if (rc) return rc;
     }
     if (o->save_dir && o->nshapes != 1) return fail(err, errlen, "--save takes a single shape");
+    /* Checked now, so that a bad directory is a usage error before any GPU work. */
+    if (o->save_dir && mkdir(o->save_dir, 0777) != 0 && errno != EEXIST)
+        return fail(err, errlen, "--save %s: cannot create it: %s", o->save_dir, strerror(errno));
+    if (o->save_dir && access(o->save_dir, W_OK) != 0)
+        return fail(err, errlen, "--save %s: not a writable directory", o->save_dir);
     return 0;
 }

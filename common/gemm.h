@@ -4,7 +4,8 @@
  * A step's gemm.cu defines a launch function and hands it to the harness:
  *
  *     int main(int argc, char **argv) {
- *         static const gemm_step step = {STEP_NAME, GEMM_F32, launch_gemm};
+ *         static const gemm_step step = {STEP_NAME, GEMM_F32, launch_gemm, CONFIG,
+ *                                        (const void *)gemm_kernel};
  *         return gemm_main(argc, argv, &step);
  *     }
  *
@@ -49,7 +50,19 @@ typedef struct {
     const char *name;      /* the step's directory, e.g. "05_2d_blocktile" */
     unsigned dtypes;       /* GEMM_F32, or GEMM_F16 | GEMM_BF16 */
     gemm_launch_fn launch;
+    const char *config;    /* the compiled configuration (tile sizes), printed with every run */
+    /* The step's main kernel. Its attributes say which architecture its code was compiled
+     * for, so a binary whose kernel lacks the step's instructions is never launched. */
+    const void *kernel;
+    /* Compute capabilities whose instructions the kernels use, as 10 * major + minor:
+     * min_cc 80 = sm_80 or newer; max_cc 90 = nothing newer than Hopper (0: no limit).
+     * `needs` says which instructions and which GPUs have them. */
+    int min_cc, max_cc;
+    const char *needs;
 } gemm_step;
+
+/* What a step exits with on a GPU (or a build) that lacks its instructions: a skip. */
+#define GEMM_EXIT_NEEDS_ARCH 3
 
 /* Runs the whole program; returns the exit code (0 ok, 1 failure, 2 usage). */
 int gemm_main(int argc, char **argv, const gemm_step *step);
@@ -61,6 +74,10 @@ int gemm_main(int argc, char **argv, const gemm_step *step);
 #endif
 
 static inline GEMM_HOST_DEVICE int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/* GEMM_STR(BM) is "128" when BM is 128: tile parameters given as -D flags, into CONFIG. */
+#define GEMM_STR_(x) #x
+#define GEMM_STR(x) GEMM_STR_(x)
 
 /* The Makefile passes the step's directory name, so that every step's main()
  * is the same three lines. */

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <omp.h>
 
@@ -184,11 +183,11 @@ static int save_matrix(const char *dir, const char *name, const float *x, int ro
 
 static const char csv_header[] =
     "step,dtype,m,n,k,path,alpha,beta,reps,ms,gflops,gflops_min,gflops_max,cublas_ms,cublas_gflops,"
-    "ratio,check,ref_s\n";
+    "ratio,check,ref_s,config\n";
 
 /* Runs one shape; returns 0 ok, 1 verification failure. */
 static int run_shape(const gemm_step *step, const gemm_options *o, const int *shape, const char *prog,
-                     const struct cudaDeviceProp *prop, cublasHandle_t *cublas) {
+                     const struct cudaDeviceProp *prop, const char *code, cublasHandle_t *cublas) {
     const int m = shape[0], n = shape[1], k = shape[2];
     const gemm_dtype t = o->dtype;
     const size_t esize = t == GEMM_F32 ? 4 : 2;
@@ -272,14 +271,11 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
         free(ref);
         free(mag);
     }
-    if (o->save_dir) {
-        if (mkdir(o->save_dir, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "error: cannot create %s: %s\n", o->save_dir, strerror(errno));
+    if (o->save_dir) { /* the directory was checked while parsing */
+        if (save_matrix(o->save_dir, "A", a, m, k) || save_matrix(o->save_dir, "B", b, k, n) ||
+            save_matrix(o->save_dir, "C_in", c_in, m, n) ||
+            save_matrix(o->save_dir, "C_out", c_out, m, n))
             status = 1;
-        } else if (save_matrix(o->save_dir, "A", a, m, k) || save_matrix(o->save_dir, "B", b, k, n) ||
-                   save_matrix(o->save_dir, "C_in", c_in, m, n) || save_matrix(o->save_dir, "C_out", c_out, m, n)) {
-            status = 1;
-        }
     }
 
     timing tk = {0, 0, 0, 0}, tb = {0, 0, 0, 0};
@@ -290,13 +286,14 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     const double ratio = tb.median > 0.0 && tk.median > 0.0 ? tb.median / tk.median : 0.0;
 
     if (o->csv) {
-        printf("%s,%s,%d,%d,%d,%s,%g,%g,%d,%.6f,%.1f,%.1f,%.1f,%.6f,%.1f,%.4f,%s,%.2f\n", step->name,
+        printf("%s,%s,%d,%d,%d,%s,%g,%g,%d,%.6f,%.1f,%.1f,%.1f,%.6f,%.1f,%.4f,%s,%.2f,%s\n", step->name,
                gemm_dtype_name(t), m, n, k, p.args.path, o->alpha, o->beta, tk.reps, tk.median,
                gflops(&p.args, tk.median), gflops(&p.args, tk.max), gflops(&p.args, tk.min), tb.median,
-               gflops(&p.args, tb.median), ratio, check, ref_seconds);
+               gflops(&p.args, tb.median), ratio, check, ref_seconds, step->config);
     } else {
         printf("%s  %s  M=%d N=%d K=%d  alpha=%g beta=%g  path=%s  (%s)\n", step->name, gemm_dtype_name(t),
                m, n, k, o->alpha, o->beta, p.args.path, prop->name);
+        printf("  config  %s; kernel code %s\n", step->config, code);
         if (timed)
             printf("  kernel  %9.3f ms median of %d (min %.3f, max %.3f)  %10.1f GFLOPS (%.1f .. %.1f)\n",
                    tk.median, tk.reps, tk.min, tk.max, gflops(&p.args, tk.median), gflops(&p.args, tk.max),
@@ -322,6 +319,38 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     return status;
 }
 
+/* Whether this GPU, and this binary's code for it, have the step's instructions; 0, or the
+ * exit code after a one-line message. `code` receives what the kernel was compiled for. */
+static int check_arch(const gemm_step *step, const struct cudaDeviceProp *prop, const char *prog,
+                      char *code, size_t codelen) {
+    const int cc = 10 * prop->major + prop->minor;
+    if ((step->min_cc && cc < step->min_cc) || (step->max_cc && cc > step->max_cc)) {
+        fprintf(stderr, "%s: needs %s; this GPU (%s) is sm_%d\n", prog, step->needs, prop->name, cc);
+        return GEMM_EXIT_NEEDS_ARCH;
+    }
+    struct cudaFuncAttributes attr;
+    cudaError_t e = cudaFuncGetAttributes(&attr, step->kernel);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "%s: this binary has no code this GPU (%s, sm_%d) can run (%s): rebuild it "
+                "for this GPU (make clean && make)\n", prog, prop->name, cc, cudaGetErrorString(e));
+        return 1;
+    }
+    /* PTX compiled for an older architecture is JIT-compiled by the driver for this GPU; code
+     * guarded by __CUDA_ARCH__ was left out of it, so the kernel would do nothing. */
+    if (step->min_cc && attr.ptxVersion < step->min_cc) {
+        fprintf(stderr, "%s: needs %s; this binary's kernel was compiled for compute_%d, without "
+                "them: rebuild it for this GPU (make clean && make ARCH=sm_%d)\n", prog, step->needs,
+                attr.ptxVersion, cc);
+        return GEMM_EXIT_NEEDS_ARCH;
+    }
+    if (attr.binaryVersion == attr.ptxVersion)
+        snprintf(code, codelen, "sm_%d", attr.binaryVersion);
+    else
+        snprintf(code, codelen, "sm_%d, JIT-compiled from compute_%d PTX", attr.binaryVersion,
+                 attr.ptxVersion);
+    return 0;
+}
+
 int gemm_main(int argc, char **argv, const gemm_step *step) {
     const char *prog = argc > 0 ? argv[0] : step->name;
     gemm_options o;
@@ -336,8 +365,14 @@ int gemm_main(int argc, char **argv, const gemm_step *step) {
         return 0;
     }
 
-    int devices = 0;
+    int devices = 0, runtime = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
+    cudaRuntimeGetVersion(&runtime);
+    if (e == cudaErrorInsufficientDriver) {
+        fprintf(stderr, "%s: no CUDA device: the NVIDIA driver is missing or older than this build's "
+                "CUDA runtime %d.%d (nvidia-smi shows the driver)\n", prog, runtime / 1000, runtime % 1000 / 10);
+        return 1;
+    }
     if (e != cudaSuccess || devices == 0) {
         fprintf(stderr, "%s: no CUDA device found (%s)\n", prog,
                 e != cudaSuccess ? cudaGetErrorString(e) : "the driver lists none");
@@ -345,12 +380,15 @@ int gemm_main(int argc, char **argv, const gemm_step *step) {
     }
     struct cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    char code[96];
+    int rc = check_arch(step, &prop, prog, code, sizeof code);
+    if (rc) return rc;
 
     if (o.csv) fputs(csv_header, stdout);
     cublasHandle_t cublas = NULL;
     int status = 0;
     for (int i = 0; i < o.nshapes; i++) {
-        int rc = run_shape(step, &o, o.shapes[i], prog, &prop, &cublas);
+        rc = run_shape(step, &o, o.shapes[i], prog, &prop, code, &cublas);
         if (rc == 2) return 2;
         if (rc) status = 1;
     }

@@ -26,7 +26,7 @@ import steps as stepinfo  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIELDS = ["run", "step", "dtype", "m", "n", "k", "path", "ms", "gflops", "cublas_gflops", "ratio", "check", "ref_s",
-          "gpu", "driver", "cuda", "commit", "date"]
+          "gpu", "driver", "cuda", "commit", "date", "config"]
 
 
 def sh(cmd):
@@ -120,7 +120,7 @@ def main():
         steps = fastest(steps, rows)
         print("fastest steps by the recorded 4096^3 results: " + ", ".join(steps), flush=True)
     print(f"{env['gpu']}, driver {env['driver']}, CUDA {env['cuda']}, commit {env['commit']}, {env['date']}", flush=True)
-    print(f"{'step':<20} {'dtype':<5} {'M x N x K':<16} {'GFLOPS':>10} {'cuBLAS':>10} {'% cuBLAS':>9} {'vs prev':>8}  path",
+    print(f"{'step':<20} {'dtype':<5} {'M x N x K':<16} {'GFLOPS':>10} {'cuBLAS':>10} {'% cuBLAS':>9} {'vs prev':>8}  path: configuration",
           flush=True)
     status = 0
     for m, n, k in args.sizes:
@@ -148,7 +148,7 @@ def main():
                 speedup = f"{g / prev[dtype]:7.2f}x" if dtype in prev and prev[dtype] > 0 else f"{'':>8}"
                 prev[dtype] = g
                 print(f"{step:<20} {dtype:<5} {f'{m}x{n}x{k}':<16} {g:10.1f} {float(r['cublas_gflops']):10.1f} "
-                      f"{100 * float(r['ratio']):8.1f}% {speedup}  {r['path']}"
+                      f"{100 * float(r['ratio']):8.1f}% {speedup}  {r['path']}: {r.get('config', '')}"
                       + ("" if r["check"] in ("pass", "off") else f"  check {r['check']}"), flush=True)
         save(path, rows)
     print(f"recorded in {os.path.relpath(path, ROOT)}")
