@@ -16,7 +16,7 @@
 #include "gemm.h"
 
 #define BLOCK 32 /* a block is BLOCK * BLOCK threads and computes a BLOCK x BLOCK tile of C */
-#define CONFIG "BLOCK=" GEMM_STR(BLOCK) " (tiles of BLOCK x BLOCK, one thread per element)"
+#define CONFIG "BLOCK=" GEMM_STR(BLOCK) " (BLOCK x BLOCK tiles and threads)"
 
 __global__ void gemm_kernel(int M, int N, int K, float alpha, const float *A, const float *B,
                             float beta, float *C) {

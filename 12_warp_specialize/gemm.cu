@@ -392,8 +392,6 @@ static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int co
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-static int sm_count = 0; /* this GPU's SMs, read with its properties at the first launch */
-
 template <typename T> static cudaError_t launch_typed(gemm_args *p) {
     const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
@@ -412,6 +410,14 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
         made = *p;
     }
     /* Persistent: one block per SM (fewer when there are fewer tiles). */
+    static int sm_count = 0;
+    if (!sm_count) {
+        int device = 0;
+        cudaError_t err = cudaGetDevice(&device);
+        if (err == cudaSuccess)
+            err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+        if (err != cudaSuccess) return err;
+    }
     const int tiles = ceil_div(p->m, BM) * ceil_div(p->n, BN);
     dim3 grid(tiles < sm_count ? tiles : sm_count);
     gemm_kernel<T>

@@ -286,7 +286,7 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     const double ratio = tb.median > 0.0 && tk.median > 0.0 ? tb.median / tk.median : 0.0;
 
     if (o->csv) {
-        printf("%s,%s,%d,%d,%d,%s,%g,%g,%d,%.6f,%.1f,%.1f,%.1f,%.6f,%.1f,%.4f,%s,%.2f,%s\n", step->name,
+        printf("%s,%s,%d,%d,%d,%s,%g,%g,%d,%.6f,%.1f,%.1f,%.1f,%.6f,%.1f,%.4f,%s,%.2f,\"%s\"\n", step->name,
                gemm_dtype_name(t), m, n, k, p.args.path, o->alpha, o->beta, tk.reps, tk.median,
                gflops(&p.args, tk.median), gflops(&p.args, tk.max), gflops(&p.args, tk.min), tb.median,
                gflops(&p.args, tb.median), ratio, check, ref_seconds, step->config);

@@ -27,7 +27,7 @@ def demangle(names):
             if ch == "(" and depth == 0:
                 cut = i
                 break
-        pretty[mangled] = full[:cut] or mangled
+        pretty[mangled] = (full[:cut] or mangled).replace("(bool)0", "false").replace("(bool)1", "true")
     return pretty
 
 

@@ -179,7 +179,7 @@ def static_checks():
 
 
 # ---- 3. GPU tests -------------------------------------------------------------
-# Every shape class of SPEC.md: 1x1x1, GEMV (M = 1, N = 1), sizes that are no
+# Every shape class the harness promises to handle: 1x1x1, GEMV (M = 1, N = 1), sizes that are no
 # multiple of any tile, K below the K-tile, non-square, and aligned shapes that
 # take the vector paths with partial tiles.
 SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x129x255,129x127x1000,"
@@ -271,6 +271,16 @@ def autotune_rules():
                f"({sum(verdicts)} legal)", f"they disagree on {len(disagree)}, e.g. {space['params']} = {disagree[:3]}")
 
 
+def docs_checks():
+    """What a learner reads: scripts/check_docs.py's PASS / FAIL lines, one test each."""
+    p = run([sys.executable, "scripts/check_docs.py"])
+    lines = [l for l in p.stdout.splitlines() if l.startswith(("PASS ", "FAIL "))]
+    for line in lines:
+        record(line.startswith("PASS "), line[5:])
+    if not lines or (p.returncode != 0) != any(l.startswith("FAIL ") for l in lines):
+        record(False, "scripts/check_docs.py reports its checks", tail(p.stdout + p.stderr))
+
+
 def readme_tables():
     p = run([sys.executable, "scripts/results_table.py", "--check"])
     record(p.returncode == 0, "README numbers tables are generated from results/ (scripts/results_table.py --check)",
@@ -333,6 +343,7 @@ def main():
     have_gpu, why = gpu_present()
     selftests()
     readme_tables()
+    docs_checks()
     tool_tests()
     autotune_rules()
     cli_tests(have_gpu)
