@@ -2,9 +2,11 @@
 #
 # The GPU architecture comes from the installed GPU (nvidia-smi); override it
 # with ARCH=sm_80. On Hopper (compute capability 9.0) it is sm_90a, which adds
-# the architecture-specific instructions (steps 11-12 need them; the tuned
-# flags of 09-10 were searched with it); the binaries then run on Hopper only,
-# as built for this GPU. Without a GPU the default is sm_90.
+# the architecture-specific instructions that steps 11-12 need. Without a GPU
+# the build is portable: sm_75 and sm_80 machine code plus compute_80 PTX,
+# which the driver compiles at the first launch on any newer GPU. A step that
+# needs one architecture names it in its header ("BUILD_ARCH: sm_90a").
+# Changing ARCH, NVCCFLAGS or a flags file rebuilds what it affects.
 
 NVCC      ?= nvcc
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
@@ -13,10 +15,14 @@ PYTHON    ?= python3
 # make plot needs matplotlib: the first of these interpreters that has it.
 PLOT_PYTHON ?= $(firstword $(foreach p,$(PYTHON) /usr/bin/python3,$(shell $(p) -c 'import matplotlib' 2>/dev/null && echo $(p))))
 
-GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
-ARCH   ?= $(if $(GPU_CC),sm_$(GPU_CC)$(if $(filter 90,$(GPU_CC)),a),sm_90)
-# Tuned steps (07 on) build with NN_name/tuned/$(GPU_KEY).flags, else tuned/default.flags.
-GPU_KEY ?= $(or $(shell nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/[^A-Za-z0-9]\{1,\}/_/g; s/^_//; s/_$$//'),default)
+GPU_CC   := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
+GPU_ARCH := $(if $(GPU_CC),sm_$(GPU_CC)$(if $(filter 90,$(GPU_CC)),a))
+ARCH     ?= $(or $(GPU_ARCH),portable)
+# Tuned steps (07 on) build with the first of: NN_name/tuned/$(GPU_KEY).flags (this GPU was
+# tuned, and ARCH is its architecture), tuned/<arch>.flags (a GPU of that architecture was),
+# tuned/default.flags.
+GPU_KEY  ?= $(or $(shell nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/[^A-Za-z0-9]\{1,\}/_/g; s/^_//; s/_$$//'),default)
+ARCH_KEY  = $(patsubst %a,%,$(ARCH))
 
 CFLAGS    = -std=c11 -O3 -march=native -fopenmp -Wall -Wextra -I$(CUDA_HOME)/include -Icommon
 NVCCFLAGS = -O3 -std=c++17 -lineinfo -Icommon -Xcompiler -Wall
@@ -32,12 +38,12 @@ NN   = $(shell printf '%02d' `expr $(N) + 0`)
 STEP = $(patsubst %/gemm.cu,%,$(firstword $(wildcard $(NN)_*/gemm.cu)))
 PREV = $(patsubst %/gemm.cu,%,$(firstword $(wildcard $(shell printf '%02d' `expr $(N) - 1`)_*/gemm.cu)))
 
-.SECONDARY: $(COMMON_OBJS)
-.PHONY: all help step run diff test bench readme autotune plot sweep shapes profile sass clean
+.SECONDARY: $(COMMON_OBJS) $(patsubst %,build/config/%.txt,$(STEPS))
+.PHONY: FORCE all help step run diff test bench readme autotune plot sweep shapes profile sass clean
 all: $(BINS)
 
 help:
-	@echo "make                 build every step for $(ARCH) (override: ARCH=sm_80)"
+	@echo "make                 build every step for $(ARCH) (override: ARCH=sm_80; without a GPU: portable)"
 	@echo "make step N=5        build one step"
 	@echo "make run N=5 ARGS='2048 2048 512 --cublas'   build and run one step"
 	@echo "make diff N=6        what changed from step 5 to step 6"
@@ -58,16 +64,26 @@ build/common/%.o: common/%.c common/host.h common/gemm.h
 
 # ptxas's resource report (registers, shared memory, spills) is kept next to
 # the binary in NN_name/ptxas.txt.
-TUNED = $(firstword $(wildcard $*/tuned/$(GPU_KEY).flags $*/tuned/default.flags))
+TUNED = $(firstword $(wildcard $(if $(filter $(ARCH),$(GPU_ARCH)),$*/tuned/$(GPU_KEY).flags) \
+                                $*/tuned/$(ARCH_KEY).flags $*/tuned/default.flags))
 # A step that needs one architecture names it in its header ("BUILD_ARCH: sm_90a", the
 # Hopper steps); it is built for that one whatever GPU is installed, and says so at run time.
 BUILD_ARCH = $(shell sed -n 's/.*BUILD_ARCH: *\(sm_[0-9a-z]*\).*/\1/p' $*/gemm.cu)
 comma := ,
-ARCH_FLAGS = $(if $(BUILD_ARCH),-gencode=arch=compute_$(subst sm_,,$(BUILD_ARCH))$(comma)code=$(BUILD_ARCH),-arch=$(ARCH))
+PORTABLE_FLAGS = -gencode=arch=compute_75$(comma)code=sm_75 -gencode=arch=compute_80$(comma)code=sm_80 \
+                 -gencode=arch=compute_80$(comma)code=compute_80
+ARCH_FLAGS = $(if $(BUILD_ARCH),-gencode=arch=compute_$(subst sm_,,$(BUILD_ARCH))$(comma)code=$(BUILD_ARCH),$(if \
+               $(filter portable,$(ARCH)),$(PORTABLE_FLAGS),-arch=$(ARCH)))
+STEP_FLAGS = $(NVCCFLAGS) $(if $(TUNED),$(shell grep -v '^\#' $(TUNED))) $(ARCH_FLAGS)
 .SECONDEXPANSION:
-%/gemm: %/gemm.cu common/gemm.h $(COMMON_OBJS) $$(wildcard $$*/tuned/*.flags)
+# build/config/NN_name.txt holds the command line a step is built with; it is rewritten only
+# when that changes, and the binary depends on it.
+build/config/%.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(STEP_FLAGS)' | cmp -s - $@ 2>/dev/null || echo '$(STEP_FLAGS)' > $@
+%/gemm: %/gemm.cu common/gemm.h $(COMMON_OBJS) build/config/%.txt $$(wildcard $$*/tuned/*.flags)
 	@$(if $(TUNED),echo "$* uses $(TUNED): $(shell grep -v '^#' $(TUNED))";) true
-	@$(NVCC) $(NVCCFLAGS) $(if $(TUNED),$(shell grep -v '^#' $(TUNED))) $(ARCH_FLAGS) -DSTEP_NAME=\"$*\" -Xptxas -v $< $(COMMON_OBJS) -o $@ $(LDLIBS) 2> $*/ptxas.txt \
+	@$(NVCC) $(STEP_FLAGS) -DSTEP_NAME=\"$*\" -Xptxas -v $< $(COMMON_OBJS) -o $@ $(LDLIBS) 2> $*/ptxas.txt \
 	  || { cat $*/ptxas.txt >&2; rm -f $@; exit 1; }
 	@echo "built $@: $$($(PYTHON) scripts/ptxas_report.py $*/ptxas.txt)"
 
@@ -126,3 +142,5 @@ sass: step
 
 clean:
 	rm -rf build $(BINS) $(addsuffix /ptxas.txt,$(STEPS))
+
+FORCE:

@@ -186,6 +186,7 @@ __device__ void store4(float *C, int M, int N, int row, int col, float4 acc, flo
 template <typename T, bool VEC>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C) {
+#if __CUDA_ARCH__ >= 800 /* bf16 mma.sync needs sm_80: older builds are never launched */
     /* Three stages of (A tile row-major (k contiguous), B tile k-major (n contiguous)), both
      * padded; dynamic shared memory, because the stages pass the 48 KB static limit. */
     extern __shared__ __align__(16) unsigned char smem[];
@@ -312,6 +313,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         }
         __syncwarp(); /* read back before the next half overwrites it */
     }
+#endif
 }
 
 template <typename T> static cudaError_t launch_typed(gemm_args *p, bool vec) {

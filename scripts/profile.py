@@ -61,7 +61,8 @@ def main():
         return 2
     ncu = shutil.which("ncu")
     if not ncu:
-        print("profile: ncu (Nsight Compute) is not on PATH; it comes with the CUDA toolkit", file=sys.stderr)
+        print("profile: ncu (Nsight Compute) is not on PATH: it comes with the CUDA toolkit (Debian/Ubuntu "
+              "package nsight-compute, or the whole cuda-toolkit)", file=sys.stderr)
         return 2
     dims = [str(d) for d in args.shape]
     out = os.path.join(ROOT, "build", "profile", f"{os.path.basename(step)}_{'x'.join(dims)}"

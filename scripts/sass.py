@@ -90,8 +90,9 @@ def main():
     else:
         cuobjdump = shutil.which("cuobjdump")
         if not cuobjdump:
-            print("sass: cuobjdump is not on PATH; it comes with the CUDA toolkit", file=sys.stderr)
-            return 3
+            print("sass: cuobjdump is not on PATH: it comes with the CUDA toolkit (Debian/Ubuntu package "
+                  "cuda-cuobjdump, or the whole cuda-toolkit)", file=sys.stderr)
+            return 2
         p = subprocess.run([cuobjdump, "-sass", target], capture_output=True, text=True)
         if p.returncode != 0:
             print(f"sass: cuobjdump failed: {p.stderr.strip()[:500]}", file=sys.stderr)

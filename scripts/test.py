@@ -77,6 +77,8 @@ def selftests():
         record(ok, "selftest: " + name, why)
     if p.returncode != 0 and not any(l.startswith("not ok") for l in lines):
         record(False, "selftest exits cleanly", tail(p.stderr or p.stdout))
+    if len(lines) < 10:  # a selftest that printed (almost) nothing tested nothing
+        record(False, "selftest reports its tests", f"{len(lines)} ok / not ok lines")
 
 
 # ---- 1b. the command line of the real binaries (CPU) ------------------------
@@ -90,8 +92,10 @@ def cli_tests(have_gpu):
         exe = os.path.join(step, "gemm")
         for args in BAD_USAGE:
             p = run([exe] + args, timeout=60)
-            first = p.stderr.splitlines()[0] if p.stderr else ""
-            ok = p.returncode == 2 and first.startswith(exe + ": ") and "usage:" in p.stderr and not p.stdout
+            lines = p.stderr.splitlines()
+            # exactly one line of message, then the usage text from its first line on
+            ok = (p.returncode == 2 and len(lines) >= 2 and lines[0].startswith(exe + ": ") and len(lines[0]) > len(exe) + 4
+                  and lines[1].startswith("usage: ") and not p.stdout)
             record(ok, f"{step}: '{' '.join(args)}' exits 2 with a one-line message and the usage",
                    f"rc {p.returncode}, stderr '{tail(p.stderr, 2)}'")
         if not have_gpu:
@@ -113,24 +117,38 @@ def ptx_table():
     return rows
 
 
+# Every architecture CUDA 13 builds from Turing on; a GPU of each runs the steps its
+# instructions allow (the others exit 3).
+ARCHS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"]
+
+
 def step_archs(step):
-    """The architectures a step is checked for: steps 01-10 run on sm_80 and newer; a step that
-    names its one architecture in its header ("BUILD_ARCH: sm_90a") is checked for that one."""
+    """The architectures a step is checked for: every one of ARCHS; a step that names its one
+    architecture in its header ("BUILD_ARCH: sm_90a") is checked for that one."""
     src = open(os.path.join(step, "gemm.cu")).read()
     m = re.search(r"BUILD_ARCH:\s*(sm_\w+)", src)
-    return [m.group(1)] if m else ["sm_80", "sm_90"]
+    return [m.group(1)] if m else ARCHS
 
 
 def step_configs(step):
-    """A tuned step is checked in every configuration it ships (tuned/*.flags): (name, flags, archs).
-    A GPU's file that names its architecture in its comment, as "(sm_90a)", is checked for that one
-    alone (the configuration is built only there); the others for the step's architectures."""
-    configs = []
+    """A tuned step is checked in every configuration it ships (tuned/*.flags), for the
+    architectures that would build it (the Makefile's lookup): (name, flags, archs). A GPU's
+    file names its architecture in its comment, as "(sm_90a)"; an architecture's file
+    (sm_90.flags) is its name; default.flags serves every architecture without a file."""
+    configs, own = [], set()
     for f in sorted(glob.glob(os.path.join(step, "tuned", "*.flags"))):
+        name = os.path.basename(f)[:-6]
         text = open(f).read()
-        arch = re.findall(r"\((sm_\d+a?)\)", "".join(l for l in text.splitlines(True) if l.startswith("#")))
         flags = " ".join(l.strip() for l in text.splitlines() if not l.startswith("#")).split()
-        configs.append((os.path.basename(f)[:-6], flags, arch))
+        if re.fullmatch(r"sm_\d+a?", name):
+            archs = [name]
+        else:
+            archs = re.findall(r"\((sm_\d+a?)\)", "".join(l for l in text.splitlines(True) if l.startswith("#")))
+        if name != "default":
+            own.update(a.rstrip("a") for a in archs)
+        configs.append((name, flags, archs))
+    configs = [(n, fl, [a for a in step_archs(step) if a not in own] if n == "default" else a)
+               for n, fl, a in configs]
     return configs or [("", [], [])]
 
 

@@ -155,10 +155,14 @@ static void test_bound(void) {
     for (long long k = 1; k < (1 << 20); k *= 2) monotone &= gemm_error_factor(2 * k, u) > gemm_error_factor(k, u);
     report(monotone && fabs(gemm_error_factor(1, u) - u / (1 - u)) < 1e-20,
            "bound g(K) = K u / (1 - K u) grows with K", "not monotone or wrong at K = 1");
-    /* An error that K = 4096 allows is wrong at K = 64. */
-    const double mag = 10.0, err = 0.5 * gemm_error_factor(4096, u) * mag;
-    report(err <= gemm_error_factor(4096, u) * mag && err > gemm_error_factor(64, u) * mag,
-           "an error allowed at K = 4096 fails at K = 64", "bounds do not separate");
+    /* An error that K = 4096 allows is wrong at K = 64: one element through the verifier. */
+    const double mag = 10.0, ref = 3.0, err = 0.5 * gemm_error_factor(4096, u) * mag;
+    const float got = (float)(ref + err);
+    const double diff = (double)got - ref; /* what the verifier sees after rounding to float */
+    gemm_verdict at4096 = gemm_verify(1, 1, &got, &ref, &mag, gemm_error_factor(4096, u), NULL, 0);
+    gemm_verdict at64 = gemm_verify(1, 1, &got, &ref, &mag, gemm_error_factor(64, u), NULL, 0);
+    report(diff > 0 && at4096.failed == 0 && at64.failed == 1, "an error allowed at K = 4096 fails at K = 64",
+           "K = 4096: %lld failed, K = 64: %lld failed", at4096.failed, at64.failed);
     report(gemm_unit_roundoff(GEMM_F16) > gemm_unit_roundoff(GEMM_F32), "tensor-core steps get a looser u",
            "u(fp16) <= u(fp32)");
 }
