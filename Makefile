@@ -20,9 +20,9 @@ GPU_ARCH := $(if $(GPU_CC),sm_$(GPU_CC)$(if $(filter 90,$(GPU_CC)),a))
 ARCH     ?= $(or $(GPU_ARCH),portable)
 # Tuned steps (07 on) build with the first of: NN_name/tuned/$(GPU_KEY).flags (this GPU was
 # tuned, and ARCH is its architecture), tuned/<arch>.flags (a GPU of that architecture was),
-# tuned/default.flags.
+# tuned/default.flags; a file is used only if it fits ARCH's shared memory, threads and registers
+# (scripts/autotune.py --pick-flags, which names a file it passes over and why).
 GPU_KEY  ?= $(or $(shell nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/[^A-Za-z0-9]\{1,\}/_/g; s/^_//; s/_$$//'),default)
-ARCH_KEY  = $(patsubst %a,%,$(ARCH))
 
 CFLAGS    = -std=c11 -O3 -march=native -fopenmp -Wall -Wextra -I$(CUDA_HOME)/include -Icommon
 NVCCFLAGS = -O3 -std=c++17 -lineinfo -Icommon -Xcompiler -Wall
@@ -50,7 +50,7 @@ help:
 	@echo "make test            harness self-tests, static checks, GPU tests"
 	@echo "make bench [SIZES='4096 2048']   every step beside cuBLAS; records results/"
 	@echo "make readme          regenerate the READMEs' numbers tables from results/"
-	@echo "make autotune N=7    search step 7's tile sizes on this GPU; writes 07_autotune/tuned/<GPU>.flags"
+	@echo "make autotune [N=7]  search step 7's tile sizes on this GPU (no N: 07-10 in turn); writes NN_name/tuned/<GPU>.flags"
 	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, GFLOPS against size"
 	@echo "make sweep           every step and cuBLAS over sizes $(firstword $(SWEEP_SIZES)) ... $(lastword $(SWEEP_SIZES)); recorded in results/"
 	@echo "make shapes          shape sensitivity (N = K = 8192, M = 1 ... 4096, and N small) of the fastest steps"
@@ -64,8 +64,8 @@ build/common/%.o: common/%.c common/host.h common/gemm.h
 
 # ptxas's resource report (registers, shared memory, spills) is kept next to
 # the binary in NN_name/ptxas.txt.
-TUNED = $(firstword $(wildcard $(if $(filter $(ARCH),$(GPU_ARCH)),$*/tuned/$(GPU_KEY).flags) \
-                                $*/tuned/$(ARCH_KEY).flags $*/tuned/default.flags))
+FLAGS_PICKED := $(shell $(PYTHON) scripts/autotune.py --pick-flags $(ARCH) $(or $(GPU_ARCH),none) $(GPU_KEY))
+TUNED = $(patsubst $*:%,%,$(filter $*:%,$(FLAGS_PICKED)))
 # A step that needs one architecture names it in its header ("BUILD_ARCH: sm_90a", the
 # Hopper steps); it is built for that one whatever GPU is installed, and says so at run time.
 BUILD_ARCH = $(shell sed -n 's/.*BUILD_ARCH: *\(sm_[0-9a-z]*\).*/\1/p' $*/gemm.cu)
@@ -111,11 +111,12 @@ bench: all
 readme:
 	@$(PYTHON) scripts/results_table.py
 
-# Searches the tile sizes of step N (07 by default) on this GPU; see scripts/autotune.py.
+# Searches the tile sizes of step N on this GPU, or of every tuned step in turn (07-10) without N;
+# see scripts/autotune.py. It asks the GPU for its limits first, and stops there without one.
 autotune: $(COMMON_OBJS)
-	@test -d "$(or $(STEP),07_autotune)/tuned" || { echo "make autotune: step $(N) has no tuned/ directory" >&2; exit 2; }
-	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" ARCH=$(ARCH) LDLIBS="$(LDLIBS)" COMMON_OBJS="$(COMMON_OBJS)" \
-	  GPU_KEY=$(GPU_KEY) $(PYTHON) scripts/autotune.py $(or $(STEP),07_autotune) $(AUTOTUNE_ARGS)
+	@test -z "$(N)" -o -d "$(STEP)/tuned" || { echo "make autotune: step $(N) has no tuned/ directory (tuned: 07-10)" >&2; exit 2; }
+	@NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" LDLIBS="$(LDLIBS)" COMMON_OBJS="$(COMMON_OBJS)" CUDA_HOME="$(CUDA_HOME)" \
+	  GPU_KEY=$(GPU_KEY) $(PYTHON) scripts/autotune.py $(if $(N),$(STEP),--all) $(AUTOTUNE_ARGS)
 
 plot:
 	@test -n "$(PLOT_PYTHON)" || { echo "make plot: needs matplotlib for $(PYTHON) or /usr/bin/python3: apt-get install python3-matplotlib (or pip install matplotlib)" >&2; exit 2; }

@@ -1,10 +1,37 @@
 """What the scripts share: what a step directory holds, and how a results file reads."""
 import csv
 import os
+import re
 
 # What a step that needs another GPU architecture exits with (the Hopper steps on other GPUs);
 # make test and make bench report it as a skip.
 EXIT_NEEDS_ARCH = 3
+
+# What each architecture allows (the CUDA C++ Programming Guide's technical specifications per
+# compute capability): opt-in shared memory per block in KB, resident threads per SM. Registers
+# are 65536 per SM and 255 per thread on all of them. make test checks every step against this
+# table; the Makefile uses a flags file only if it fits; the autotuner asks the GPU itself.
+ARCH_LIMITS = {"sm_75": (64, 1024), "sm_80": (163, 2048), "sm_86": (99, 1536), "sm_89": (99, 1536),
+               "sm_90": (227, 2048), "sm_100": (227, 2048), "sm_120": (99, 1536)}
+
+
+def arch_limits(arch, min_cc=0):
+    """(shared memory per block in bytes, threads per SM) of an architecture (sm_90a = sm_90). A
+    portable build (no GPU at build time) runs on every architecture from min_cc on (a step's
+    __CUDA_ARCH__ guard; below it the step refuses to run), so it must fit the smallest of them."""
+    if arch == "portable":
+        rows = [v for a, v in ARCH_LIMITS.items() if int(a[3:]) * 10 >= min_cc]
+        smem_kb, threads = min(r[0] for r in rows), min(r[1] for r in rows)
+    else:
+        smem_kb, threads = ARCH_LIMITS[arch.rstrip("a")]
+    return smem_kb * 1024, threads
+
+
+def min_cc(root, step):
+    """The compute capability (x 10) a step's kernels need: its '__CUDA_ARCH__ >= 800' guard, or 0."""
+    m = re.search(r"__CUDA_ARCH__ >= (\d+)", open(os.path.join(root, step, "gemm.cu")).read())
+    return int(m.group(1)) if m else 0
+
 
 # make bench's default shape, where the curriculum's targets are set.
 MAIN_SHAPE = ("4096", "4096", "4096")

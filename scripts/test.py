@@ -171,6 +171,37 @@ def compile_for(step, arch, config=("", [])):
     return p, ptx
 
 
+def smem_check(step, arch, config, label, ptxas):
+    """A step's shared memory per block fits the architecture's limit (steps.ARCH_LIMITS). ptxas
+    reports static shared memory only; the dynamic part of a tuned step (08-10) is its formula in
+    scripts/autotune.py (whose rules make test checks against the step's static_asserts), with
+    the threads and registers per SM that fits() checks too. A step below its __CUDA_ARCH__ guard
+    is empty there and refuses to run: nothing to fit."""
+    import autotune
+    need = stepinfo.min_cc(ROOT, step)
+    if int(arch[3:].rstrip("a")) * 10 < need:
+        return
+    limit, _ = stepinfo.arch_limits(arch)
+    static = max([int(x) for x in re.findall(r"(\d+) bytes smem", ptxas)] or [0])
+    space = autotune.SPACES.get(os.path.basename(step)[:2])
+    if space and "extern __shared__" in open(os.path.join(step, "gemm.cu")).read():
+        values = dict(autotune.code_defaults(step), **dict(f[2:].split("=") for f in config[1]))
+        c = tuple(int(values[p]) for p in space["params"])
+        why = autotune.fits(space, c, autotune.limits_of_arch(arch, need))
+        record(not why and static == 0, f"{step}: {label}: {space['smem'](*c) / 1024:.1f} KB of dynamic shared memory, "
+               f"threads and registers fit {arch} ({limit // 1024} KB per block)", "; ".join(why) or f"{static} B static")
+    elif "extern __shared__" in open(os.path.join(step, "gemm.cu")).read():
+        # an untuned step with dynamic shared memory (11, 12): its build is the check that
+        # SMEM_BYTES meets its static_assert; the bound must be within the architecture's limit
+        bound = re.search(r"static_assert\(\s*SMEM_BYTES <= (\d+) \* 1024", open(os.path.join(step, "gemm.cu")).read())
+        record(bool(bound) and int(bound.group(1)) * 1024 <= limit,
+               f"{step}: {label}: static_assert(SMEM_BYTES <= {bound.group(1) if bound else '?'} KB) is within "
+               f"{arch}'s {limit // 1024} KB per block", "no static_assert(SMEM_BYTES <= N * 1024)" if not bound else "")
+    else:
+        record(static <= min(limit, 48 * 1024), f"{step}: {label}: {static} B of static shared memory fit {arch} "
+               f"({limit // 1024} KB per block, 48 KB static)", f"{static} B")
+
+
 def static_checks():
     print("== static checks (CPU): build for each architecture, spills, PTX", flush=True)
     table = ptx_table()
@@ -189,6 +220,7 @@ def static_checks():
         record(None if known and not clean else clean,
                f"{step}: {label}: ptxas reports zero spill bytes and no stack frame",
                f"known, not fixed yet: {known}" if known else f"spill bytes {spills}, stack {stack}")
+        smem_check(step, arch, config, label, p.stderr)
         guard = re.search(r"__CUDA_ARCH__ >= (\d+)", open(os.path.join(step, "gemm.cu")).read())
         if guard and int(arch[3:].rstrip("a")) * 10 < int(guard.group(1)):
             # built for an architecture without the step's instructions: the kernel must be empty
@@ -300,6 +332,30 @@ def autotune_rules():
                f"({sum(verdicts)} legal)", f"they disagree on {len(disagree)}, e.g. {space['params']} = {disagree[:3]}")
 
 
+def flags_lookup_tests(have_gpu):
+    """The Makefile's flags lookup (scripts/autotune.py --pick-flags) and the autotuner's GPU check."""
+    print("== flags lookup and the autotuner (CPU)", flush=True)
+    pick = lambda *a: run([sys.executable, "scripts/autotune.py", "--pick-flags"] + list(a))
+    p = pick("sm_90a", "sm_90a", "NVIDIA_H100_80GB_HBM3")
+    record(p.returncode == 0 and "09_tensorcore:09_tensorcore/tuned/sm_90.flags" in p.stdout.split(),
+           "flags: an H100 (sm_90a, never tuned) builds 09 with tuned/sm_90.flags, the H200's search", p.stdout + p.stderr)
+    p = pick("sm_86", "sm_86", "NVIDIA_H200")  # as if the H200's files were offered to a 99 KB GPU
+    record(p.returncode == 0 and "09_tensorcore:09_tensorcore/tuned/default.flags" in p.stdout.split()
+           and "NVIDIA_H200.flags does not fit sm_86" in p.stderr,
+           "flags: a GPU file that does not fit the architecture (159 KB on sm_86) is passed over, and said so",
+           p.stdout + p.stderr)
+    p = pick("sm_75", "none", "default")
+    record(p.returncode == 0 and all(f"{s}:{s}/tuned/default.flags" in p.stdout.split() for s in
+                                      ("07_autotune", "08_warptile", "10_double_buffer")),
+           "flags: sm_75 without a GPU builds 07, 08 and 10 with tuned/default.flags", p.stdout + p.stderr)
+    if not have_gpu:
+        shutil.rmtree(os.path.join("build", "autotune"), ignore_errors=True)
+        p = run([sys.executable, "scripts/autotune.py", "--all"], timeout=120)
+        record(p.returncode == 2 and "no GPU" in p.stderr and not os.path.exists(os.path.join("build", "autotune")),
+               "autotune: without a GPU it exits 2 naming what is missing, before compiling anything",
+               f"rc {p.returncode}, {tail(p.stderr, 2)}")
+
+
 def docs_checks():
     """What a learner reads: scripts/check_docs.py's PASS / FAIL lines, one test each."""
     p = run([sys.executable, "scripts/check_docs.py"])
@@ -377,6 +433,7 @@ def main():
         docs_checks()
         tool_tests()
         autotune_rules()
+        flags_lookup_tests(have_gpu)
     cli_tests(have_gpu)
     if not gpu_only:
         static_checks()
