@@ -24,7 +24,7 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
     fprintf(f,
             "usage: %s [M [N [K]]] [--reps R] [--warmup W] [--alpha A] [--beta B]\n"
             "       [--seed S] [--check | --no-check] [--cublas] [--csv]\n"
-            "       [--dtype %s] [--save DIR] [--shapes MxNxK,...]\n"
+            "       [--dtype %s] [--save DIR] [--shapes MxNxK,...] [--path NAME]\n"
             "  Row-major C = alpha*A*B + beta*C with A MxK, B KxN, C MxN (default 4096^3;\n"
             "  missing sizes repeat the last one given: '2048' is 2048x2048x2048).\n"
             "  --reps R      timed repetitions (default: enough for ~0.4 s; 0: no timing)\n"
@@ -36,6 +36,7 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
             "  --csv         print a CSV header and one line per shape\n"
             "  --save DIR    write A, B, C_in, C_out as float32 .npy files to DIR\n"
             "  --shapes L    run several shapes in one process, e.g. 1x1x1,33x7x129\n"
+            "  --path NAME   force one code path of a step that chooses by shape (13)\n"
             "Exit codes: 0 ok, 1 verification failure or CUDA error, 2 bad usage,\n"
             "  3 this GPU (or this build) lacks the step's instructions.\n",
             prog, step_dtypes == GEMM_F32 ? "fp32" : "fp16|bf16");
@@ -136,7 +137,8 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
         int takes_value = !strcmp(name, "--reps") || !strcmp(name, "--warmup") ||
                           !strcmp(name, "--alpha") || !strcmp(name, "--beta") ||
                           !strcmp(name, "--seed") || !strcmp(name, "--dtype") ||
-                          !strcmp(name, "--save") || !strcmp(name, "--shapes");
+                          !strcmp(name, "--save") || !strcmp(name, "--shapes") ||
+                          !strcmp(name, "--path");
         if (takes_value) {
             if (eq) value = eq + 1;
             else if (i + 1 < argc) value = argv[++i];
@@ -179,6 +181,9 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
         } else if (!strcmp(name, "--save")) {
             if (!*value) return fail(err, errlen, "--save needs a directory");
             o->save_dir = value;
+        } else if (!strcmp(name, "--path")) {
+            if (!*value) return fail(err, errlen, "--path needs a path name");
+            o->path = value;
         } else if (!strcmp(name, "--shapes")) {
             int rc = parse_shapes(value, o, err, errlen);
             if (rc) return rc;

@@ -41,6 +41,9 @@ typedef struct {
     /* Set by the launch function: which code path ran (e.g. "float4" or
      * "scalar"), so a shape-dependent choice is never hidden. */
     const char *path;
+    /* --path NAME: the path the launch function must take (NULL: its own choice); only for a
+     * step that lists its paths in gemm_step.paths. */
+    const char *force_path;
 } gemm_args;
 
 /* Enqueues the kernel(s) on the default stream; returns cudaGetLastError(). */
@@ -59,6 +62,8 @@ typedef struct {
      * `needs` says which instructions and which GPUs have them. */
     int min_cc, max_cc;
     const char *needs;
+    /* The code paths --path can force, space-separated (NULL: the step has one choice). */
+    const char *paths;
 } gemm_step;
 
 /* What a step exits with on a GPU (or a build) that lacks its instructions: a skip. */

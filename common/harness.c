@@ -215,7 +215,7 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     gemm_fill_random(c_in, c_count, o->seed * 3 + 2, GEMM_F32);
 
     device_problem p = {.step = step};
-    p.args = (gemm_args){m, n, k, o->alpha, o->beta, t, NULL, NULL, NULL, "default"};
+    p.args = (gemm_args){m, n, k, o->alpha, o->beta, t, NULL, NULL, NULL, "default", o->path};
     p.args.a = upload(a, a_count, t);
     p.args.b = upload(b, b_count, t);
     CUDA_OK(cudaMalloc((void **)&p.args.c, c_count * 4));
@@ -351,6 +351,19 @@ static int check_arch(const gemm_step *step, const struct cudaDeviceProp *prop, 
     return 0;
 }
 
+/* Whether name is one of the space-separated words of paths. */
+static int has_path(const char *paths, const char *name) {
+    const size_t len = strlen(name);
+    for (const char *w = paths; w && *w;) {
+        while (*w == ' ') w++;
+        const char *end = strchr(w, ' ');
+        const size_t n = end ? (size_t)(end - w) : strlen(w);
+        if (n == len && n && !strncmp(w, name, n)) return 1;
+        w += n;
+    }
+    return 0;
+}
+
 int gemm_main(int argc, char **argv, const gemm_step *step) {
     const char *prog = argc > 0 ? argv[0] : step->name;
     gemm_options o;
@@ -362,7 +375,18 @@ int gemm_main(int argc, char **argv, const gemm_step *step) {
     }
     if (o.help) {
         gemm_usage(stdout, prog, step->dtypes);
+        if (step->paths) printf("Paths of this step (--path): %s\n", step->paths);
         return 0;
+    }
+    if (o.path && !has_path(step->paths, o.path)) {
+        if (step->paths)
+            fprintf(stderr, "%s: unknown --path '%s': this step's paths are %s\n", prog, o.path,
+                    step->paths);
+        else
+            fprintf(stderr, "%s: --path: this step has one code path (13_shape_dispatch has several)\n",
+                    prog);
+        gemm_usage(stderr, prog, step->dtypes);
+        return 2;
     }
 
     int devices = 0, runtime = 0;

@@ -33,6 +33,7 @@ typedef struct {
     int help;
     gemm_dtype dtype;
     const char *save_dir;
+    const char *path; /* --path NAME, checked against the step's paths by the harness */
 } gemm_options;
 
 /* Fills *o from argv. Returns 0, or 2 with a one-line reason in err.

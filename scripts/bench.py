@@ -79,24 +79,27 @@ def parse_size(s):
 
 
 def fastest(steps, rows):
-    """Per kind (FP32, tensor cores), the step with the most GFLOPS at 4096^3 in make bench's
-    rows; the last step of that kind where none is recorded (the curriculum gets faster)."""
+    """The fastest FP32 step and the fastest tensor-core step at 4096^3 in make bench's rows (the
+    last of a kind where none is recorded: the curriculum gets faster), and the last step, which
+    chooses its kernel by shape (13): the shapes it was built for."""
     picked = []
     for tensor in (False, True):
         kind = [s for s in steps if (stepinfo.step_dtypes(ROOT, s) != ["fp32"]) == tensor]
+        if tensor and len(kind) > 1:
+            kind = kind[:-1]
         if not kind:
             continue
         speed = {s: max([float(r["gflops"]) for r in rows.values() if r["run"] == "bench" and r["step"] == s
                          and stepinfo.at_main_shape(r)] or [0.0]) for s in kind}
         picked.append(max(kind, key=lambda s: (speed[s], s)))
-    return picked
+    return list(dict.fromkeys(picked + steps[-1:]))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sizes", nargs="*", type=parse_size, default=[(4096, 4096, 4096)])
     ap.add_argument("--steps", default="", help="comma-separated step numbers or directory names (default: all built)")
-    ap.add_argument("--fastest", action="store_true", help="only the fastest FP32 and the fastest tensor-core step")
+    ap.add_argument("--fastest", action="store_true", help="only the fastest FP32 and tensor-core steps, and the last step")
     ap.add_argument("--run", choices=["bench", "sweep", "shapes"], default="bench", help="what the rows are recorded as")
     ap.add_argument("--no-check", action="store_true", help="skip verification (it costs a CPU reference per run)")
     ap.add_argument("--check-up-to", type=int, default=0, metavar="N",

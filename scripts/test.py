@@ -84,7 +84,7 @@ def selftests():
 
 # ---- 1b. the command line of the real binaries (CPU) ------------------------
 BAD_USAGE = [["--bogus"], ["0", "5", "5"], ["-3"], ["12x"], ["1", "2", "3", "4"], ["--reps"],
-             ["99999999999"], ["--alpha", "inf"]]
+             ["99999999999"], ["--alpha", "inf"], ["--path", "bogus"]]
 
 
 def cli_tests(have_gpu):
@@ -262,6 +262,47 @@ def gpu_present():
     return True, p.stdout.strip().splitlines()[0]
 
 
+def step_paths(step):
+    """The code paths a step can be forced to take (#define PATHS "a b c"), or []."""
+    m = re.search(r'#define PATHS "([^"]*)"', open(os.path.join(step, "gemm.cu")).read())
+    return m.group(1).split() if m else []
+
+
+def expected_path(forced, m, n, k):
+    """The path a forced run must report: the one asked for, except where it cannot serve the
+    shape. A tensor map needs K and N multiples of 8 (else the fallback); split-K needs at least
+    8 K-slices of 64 (else one K range: the tile path of the width it chose)."""
+    if forced.startswith("tma_") or forced == "splitk":
+        if k % 8 or n % 8:
+            return ["fallback"]
+        if forced == "splitk" and (k + 63) // 64 < 8:
+            return ["tma_n256", "tma_n192", "tma_n128", "tma_n64"]
+    return [forced]
+
+
+def path_tests(step, exe):
+    """Every path of a step that chooses by shape, forced with --path on the whole shape list (both
+    dtypes, beta 0 with C poisoned and beta != 0), each row reporting the path it took; and
+    compute-sanitizer memcheck and racecheck on each path."""
+    shapes = [tuple(map(int, s.split("x"))) for s in SHAPES.split(",")]
+    for path in step_paths(step):
+        for dtype in stepinfo.step_dtypes(ROOT, step):
+            for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
+                                ("alpha = -1.5, beta = 0.75", ["--alpha", "-1.5", "--beta", "0.75"])):
+                p = run([exe, "--shapes", SHAPES, "--reps", "0", "--dtype", dtype, "--csv", "--path", path] + scal)
+                rows = [l.split(",") for l in p.stdout.splitlines()[1:] if l.strip()]
+                wrong = [f"{r[2]}x{r[3]}x{r[4]}: {r[5]}" for r, s in zip(rows, shapes)
+                         if r[5] not in expected_path(path, *s)]
+                record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
+                       f"{step}: {dtype}: --path {path}: every shape of the list verifies and takes that path, {label}",
+                       tail(p.stderr) + (f" paths: {wrong[:4]}" if wrong else "") + f" ({len(rows)} rows)")
+        for tool, beta in (("memcheck", "0.5"), ("racecheck", "0")):
+            p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes", SANITIZER_SHAPES,
+                     "--reps", "0", "--dtype", "bf16", "--beta", beta, "--path", path])
+            record(p.returncode == 0, f"{step}: bf16: --path {path}: compute-sanitizer {tool}, beta {beta}, small odd shapes",
+                   tail(p.stdout + p.stderr))
+
+
 def gpu_tests():
     print("== GPU tests", flush=True)
     for step in STEPS:
@@ -285,6 +326,7 @@ def gpu_tests():
                              SANITIZER_SHAPES, "--reps", "0", "--dtype", dtype, "--beta", beta])
                     record(p.returncode == 0, f"{step}: {dtype}: compute-sanitizer {tool}, beta {beta}, small odd shapes",
                            tail(p.stdout + p.stderr))
+        path_tests(step, exe)
         p = run([exe, "64", "--reps", "1", "--warmup", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0 and "pass" in p.stdout, f"{step}: '64' runs, verifies and times",
                tail(p.stdout + p.stderr))
