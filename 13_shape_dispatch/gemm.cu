@@ -732,9 +732,10 @@ template <typename T, int BN, int WG> static cudaError_t launch_tma(gemm_args *p
         return cudaErrorMemoryAllocation;
     /* Persistent: one block per SM (fewer when there are fewer units). */
     const int units = ceil_div(p->m, ring::BM) * ceil_div(p->n, BN) * splits;
-    gemm_kernel<T, BN, WG> < <<units<sm_count() ? units : sm_count(), ring::THREADS, ring::SMEM>>>(
-                                 map_a, map_b, p->m, p->n, p->k, p->alpha, p->beta, p->c, splits,
-                                 partial);
+    const int grid = units < sm_count() ? units : sm_count();
+    gemm_kernel<T, BN, WG><<<grid, ring::THREADS, ring::SMEM>>>(map_a, map_b, p->m, p->n, p->k,
+                                                                p->alpha, p->beta, p->c, splits,
+                                                                partial);
     if (splits == 1) return cudaGetLastError();
     cudaError_t err = cudaGetLastError();
     return err != cudaSuccess ? err : reduce_planes(p, partial, splits);
