@@ -486,7 +486,7 @@ __global__ void __launch_bounds__(256) splitk_reduce(const float *partial, int p
 #define GEMV_THREADS 256
 #define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
 #ifndef GEMV_N_UNROLL
-#define GEMV_N_UNROLL 8 /* ... and a gemv_n lane */
+#define GEMV_N_UNROLL 4 /* ... and a gemv_n lane */
 #endif
 
 /* Eight 16-bit elements as floats. */
@@ -518,7 +518,10 @@ template <typename T, int R>
 __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
     gemv_m_kernel(int M, int N, int K, const T *A, const T *B, int k_chunk, float *partial) {
     extern __shared__ float a_rows[]; /* [R][k_chunk] */
-    const int col = (blockIdx.x * GEMV_THREADS + threadIdx.x) * 8, m0 = blockIdx.z * R;
+    /* blockIdx.x numbers (column block, row block) pairs: gridDim.y and z stop at 65535 */
+    const int col_blocks = ceil_div(ceil_div(N, 8), GEMV_THREADS);
+    const int col = (blockIdx.x % col_blocks * GEMV_THREADS + threadIdx.x) * 8;
+    const int m0 = blockIdx.x / col_blocks * R;
     const int k0 = blockIdx.y * k_chunk, k1 = min(K, k0 + k_chunk), rows = min(R, M - m0);
     for (int i = threadIdx.x; i < R * k_chunk; i += GEMV_THREADS) {
         const int r = i / k_chunk, k = k0 + i % k_chunk;
@@ -564,20 +567,24 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
             if (col + e < N) plane[(size_t)(m0 + r) * N + col + e] = acc[r][e];
 }
 
-/* N small: A streamed. A warp owns one row of C and GEMV_ROWS of its columns (blockIdx.y); its
- * lanes read 16 bytes of the row of A each, 512 contiguous bytes per step, GEMV_N_UNROLL steps
- * before they multiply, with the matching rows of B (N * 2 bytes each: in L1). A warp reduction
- * adds the lanes' sums. */
-template <typename T>
+/* N small: A streamed. A warp owns one row of C and CN of its columns (blockIdx.y); its lanes
+ * read 16 bytes of the row of A each, 512 contiguous bytes per step, GEMV_N_UNROLL steps before
+ * they multiply, with the matching rows of B (N * 2 bytes each: in L1). A warp reduction adds the
+ * lanes' sums. CN = 1, 4 or 8 columns: the sums are CN registers, and fewer registers leave room
+ * for more warps, whose loads in flight are what keeps DRAM busy. */
+template <typename T, int CN>
 __global__ void __launch_bounds__(GEMV_THREADS)
     gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int row = blockIdx.x * (GEMV_THREADS / 32) + warp, n0 = blockIdx.y * GEMV_ROWS;
+    /* blockIdx.x numbers (row block, column group) pairs: gridDim.y stops at 65535 */
+    const int row_blocks = ceil_div(M, GEMV_THREADS / 32);
+    const int row = blockIdx.x % row_blocks * (GEMV_THREADS / 32) + warp;
+    const int n0 = blockIdx.x / row_blocks * CN;
     if (row >= M) return;
-    const int cols = min(GEMV_ROWS, N - n0);
+    const int cols = min(CN, N - n0);
     const T *a_row = A + (size_t)row * K;
     const bool vec = K % 8 == 0 && (size_t)A % 16 == 0, b_vec = N == 1 && (size_t)B % 16 == 0;
-    float acc[GEMV_ROWS] = {};
+    float acc[CN] = {};
     for (int k = lane * 8; k < K; k += 32 * 8 * GEMV_N_UNROLL) {
         /* A is read once: streaming loads (evict first) keep B in L1 */
         uint4 raw[GEMV_N_UNROLL];
@@ -594,7 +601,7 @@ __global__ void __launch_bounds__(GEMV_THREADS)
                 unpack8<T>(raw[u], a);
             else
                 load8(a_row, ku, K, false, a);
-            if (b_vec) { /* N = 1: B is one contiguous column */
+            if (CN == 1 && b_vec) { /* N = 1: B is one contiguous column */
                 float b[8];
                 load8(B, ku, K, true, b);
 #pragma unroll
@@ -605,18 +612,18 @@ __global__ void __launch_bounds__(GEMV_THREADS)
             for (int e = 0; e < 8; e++)
                 if (ku + e < K)
 #pragma unroll
-                    for (int c = 0; c < GEMV_ROWS; c++)
+                    for (int c = 0; c < CN; c++)
                         if (c < cols)
                             acc[c] += a[e] * static_cast<float>(B[(size_t)(ku + e) * N + n0 + c]);
         }
     }
 #pragma unroll
-    for (int c = 0; c < GEMV_ROWS; c++)
+    for (int c = 0; c < CN; c++)
         for (int o = 16; o > 0; o /= 2) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], o);
     if (lane < cols) {
         float v = acc[0];
 #pragma unroll
-        for (int c = 1; c < GEMV_ROWS; c++)
+        for (int c = 1; c < CN; c++)
             if (lane == c) v = acc[c];
         float *c = &C[(size_t)row * N + n0 + lane];
         *c = beta == 0.0f ? alpha * v : alpha * v + beta * *c;
@@ -733,9 +740,8 @@ template <typename T, int BN, int WG> static cudaError_t launch_tma(gemm_args *p
     /* Persistent: one block per SM (fewer when there are fewer units). */
     const int units = ceil_div(p->m, ring::BM) * ceil_div(p->n, BN) * splits;
     const int grid = units < sm_count() ? units : sm_count();
-    gemm_kernel<T, BN, WG><<<grid, ring::THREADS, ring::SMEM>>>(map_a, map_b, p->m, p->n, p->k,
-                                                                p->alpha, p->beta, p->c, splits,
-                                                                partial);
+    gemm_kernel<T, BN, WG><<<grid, ring::THREADS, ring::SMEM>>>(
+        map_a, map_b, p->m, p->n, p->k, p->alpha, p->beta, p->c, splits, partial);
     if (splits == 1) return cudaGetLastError();
     cudaError_t err = cudaGetLastError();
     return err != cudaSuccess ? err : reduce_planes(p, partial, splits);
@@ -759,7 +765,7 @@ template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p)
     const int planes = ceil_div(p->k, k_chunk);
     float *partial = workspace((size_t)planes * p->m * p->n);
     if (!partial) return cudaErrorMemoryAllocation;
-    dim3 grid(col_blocks, planes, row_blocks);
+    dim3 grid(col_blocks * row_blocks, planes);
     gemv_m_kernel<T, R><<<grid, GEMV_THREADS, R * k_chunk * sizeof(float)>>>(
         p->m, p->n, p->k, (const T *)p->a, (const T *)p->b, k_chunk, partial);
     cudaError_t err = cudaGetLastError();
@@ -773,11 +779,16 @@ template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
     return launch_gemv_m_rows<T, 8>(p);
 }
 
-template <typename T> static cudaError_t launch_gemv_n(gemm_args *p) {
-    dim3 grid(ceil_div(p->m, GEMV_THREADS / 32), ceil_div(p->n, GEMV_ROWS));
-    gemv_n_kernel<T><<<grid, GEMV_THREADS>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
-                                             (const T *)p->b, p->beta, p->c);
+template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p) {
+    dim3 grid(ceil_div(p->m, GEMV_THREADS / 32) * ceil_div(p->n, CN));
+    gemv_n_kernel<T, CN><<<grid, GEMV_THREADS>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
+                                                 (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();
+}
+template <typename T> static cudaError_t launch_gemv_n(gemm_args *p) {
+    if (p->n == 1) return launch_gemv_n_cols<T, 1>(p);
+    if (p->n <= 4) return launch_gemv_n_cols<T, 4>(p); /* (CN = 2 would spill at ptxas's 64) */
+    return launch_gemv_n_cols<T, GEMV_ROWS>(p);
 }
 
 /* ---- The dispatcher. ---- */
