@@ -569,24 +569,33 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
 
 /* N small: A streamed. A warp owns one row of C and CN of its columns (blockIdx.y); its lanes
  * read 16 bytes of the row of A each, 512 contiguous bytes per step, GEMV_N_UNROLL steps before
- * they multiply, with the matching rows of B (N * 2 bytes each: in L1). A warp reduction adds the
- * lanes' sums. CN = 1, 4 or 8 columns: the sums are CN registers, and fewer registers leave room
- * for more warps, whose loads in flight are what keeps DRAM busy. */
+ * they multiply, with the matching rows of B (N * 2 bytes each). Every warp reads all of B: for
+ * N = 1 it is staged in shared memory once per block, where it does not compete with the stream
+ * of A for L1. A warp reduction adds the lanes' sums. CN = 1, 4 or 8 columns: the sums are CN
+ * registers, and fewer registers leave room for more warps, whose loads in flight are what keeps
+ * DRAM busy. */
 template <typename T, int CN>
 __global__ void __launch_bounds__(GEMV_THREADS)
-    gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C) {
+    gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
+                  bool b_staged) {
+    extern __shared__ uint4 b_stage[]; /* b_staged: B (N = 1, K <= 24576) read once per block */
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     /* blockIdx.x numbers (row block, column group) pairs: gridDim.y stops at 65535 */
     const int row_blocks = ceil_div(M, GEMV_THREADS / 32);
     const int row = blockIdx.x % row_blocks * (GEMV_THREADS / 32) + warp;
     const int n0 = blockIdx.x / row_blocks * CN;
+    if (b_staged) {
+        for (int i = threadIdx.x; i < K / 8; i += GEMV_THREADS)
+            b_stage[i] = __ldg(reinterpret_cast<const uint4 *>(B) + i);
+        __syncthreads();
+    }
     if (row >= M) return;
     const int cols = min(CN, N - n0);
     const T *a_row = A + (size_t)row * K;
     const bool vec = K % 8 == 0 && (size_t)A % 16 == 0, b_vec = N == 1 && (size_t)B % 16 == 0;
     float acc[CN] = {};
     for (int k = lane * 8; k < K; k += 32 * 8 * GEMV_N_UNROLL) {
-        /* A is read once: streaming loads (evict first) keep B in L1 */
+        /* A is read once: streaming loads (evict first) */
         uint4 raw[GEMV_N_UNROLL];
 #pragma unroll
         for (int u = 0; u < GEMV_N_UNROLL; u++)
@@ -603,7 +612,10 @@ __global__ void __launch_bounds__(GEMV_THREADS)
                 load8(a_row, ku, K, false, a);
             if (CN == 1 && b_vec) { /* N = 1: B is one contiguous column */
                 float b[8];
-                load8(B, ku, K, true, b);
+                if (b_staged && ku + 8 <= K)
+                    unpack8<T>(b_stage[ku / 8], b);
+                else
+                    load8(B, ku, K, true, b);
 #pragma unroll
                 for (int e = 0; e < 8; e++) acc[0] += a[e] * b[e];
                 continue;
@@ -781,8 +793,10 @@ template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
 
 template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p) {
     dim3 grid(ceil_div(p->m, GEMV_THREADS / 32) * ceil_div(p->n, CN));
-    gemv_n_kernel<T, CN><<<grid, GEMV_THREADS>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
-                                                 (const T *)p->b, p->beta, p->c);
+    const bool staged = CN == 1 && p->k % 8 == 0 && p->k * 2 <= 48 * 1024 && (size_t)p->b % 16 == 0;
+    /* (48 KB: the dynamic shared memory a kernel gets without opting in) */
+    gemv_n_kernel<T, CN><<<grid, GEMV_THREADS, staged ? p->k * 2 : 0>>>(
+        p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c, staged);
     return cudaGetLastError();
 }
 template <typename T> static cudaError_t launch_gemv_n(gemm_args *p) {
