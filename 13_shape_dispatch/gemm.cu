@@ -578,13 +578,13 @@ template <typename T, int CN>
 __global__ void __launch_bounds__(GEMV_THREADS)
     gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
                   bool b_staged) {
-    extern __shared__ uint4 b_stage[]; /* b_staged: B (N = 1, K <= 24576) read once per block */
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     /* blockIdx.x numbers (row block, column group) pairs: gridDim.y stops at 65535 */
     const int row_blocks = ceil_div(M, GEMV_THREADS / 32);
     const int row = blockIdx.x % row_blocks * (GEMV_THREADS / 32) + warp;
     const int n0 = blockIdx.x / row_blocks * CN;
-    if (b_staged) {
+    extern __shared__ uint4 b_stage[]; /* b_staged: B (N = 1, K <= 24576) read once per block */
+    if (CN == 1 && b_staged) {
         for (int i = threadIdx.x; i < K / 8; i += GEMV_THREADS)
             b_stage[i] = __ldg(reinterpret_cast<const uint4 *>(B) + i);
         __syncthreads();
@@ -620,7 +620,7 @@ __global__ void __launch_bounds__(GEMV_THREADS)
                 for (int e = 0; e < 8; e++) acc[0] += a[e] * b[e];
                 continue;
             }
-#pragma unroll
+#pragma unroll 2 /* (fully unrolled, CN = 8 hoists 256 loads of B into 228 registers) */
             for (int e = 0; e < 8; e++)
                 if (ku + e < K)
 #pragma unroll
