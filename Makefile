@@ -2,7 +2,7 @@
 #
 # The GPU architecture comes from the installed GPU (nvidia-smi); override it
 # with ARCH=sm_80. On Hopper (compute capability 9.0) it is sm_90a, which adds
-# the architecture-specific instructions that steps 11-12 need. Without a GPU
+# the architecture-specific instructions that steps 11-13 need. Without a GPU
 # the build is portable: sm_75 and sm_80 machine code plus compute_80 PTX,
 # which the driver compiles at the first launch on any newer GPU. A step that
 # needs one architecture names it in its header ("BUILD_ARCH: sm_90a").
@@ -53,7 +53,7 @@ help:
 	@echo "make autotune [N=7]  search step 7's tile sizes on this GPU (no N: 07-10 in turn); writes NN_name/tuned/<GPU>.flags"
 	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, GFLOPS against size"
 	@echo "make sweep           every step and cuBLAS over sizes $(firstword $(SWEEP_SIZES)) ... $(lastword $(SWEEP_SIZES)); recorded in results/"
-	@echo "make shapes          shape sensitivity (N = K = 8192, M = 1 ... 4096, and N small) of the fastest steps"
+	@echo "make shapes          shape sensitivity (N = K = 8192, M = 1 ... 4096, and N small) of the fastest steps and step 13"
 	@echo "make profile N=6 [SHAPE=4096] [DTYPE=fp16]   Nsight Compute counters of one step"
 	@echo "make sass N=6        the step's SASS with the lesson's instructions counted"
 	@echo "make clean"

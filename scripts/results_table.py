@@ -76,7 +76,7 @@ def detail_table(rows, with_step):
         cells = ([r["step"]] if with_step else []) + [
             r["dtype"], f"{r['m']}x{r['n']}x{r['k']}", fmt(r["gflops"]), fmt(r["cublas_gflops"]),
             f"{100 * float(r['ratio']):.1f}%", r["path"], r["check"], r.get("config") or "(not recorded)"]
-        out.append("| " + " | ".join(cells) + " |")
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(out) + "\n\n" + provenance(rows)
 
 
@@ -112,6 +112,26 @@ def sweep_table(rows):
             + "\n".join(out) + "\n\n" + provenance(rows))
 
 
+def dispatch_table(rows, step):
+    """A step that chooses its kernel by shape (13): for every shape of make shapes and make sweep,
+    the path it took and its % of cuBLAS beside the step before it, per dtype, from one run."""
+    rows = [r for r in rows if r["run"] in ("shapes", "sweep")]
+    prev = f"{int(step[:2]) - 1:02d}_"
+    mine = {(r["dtype"], r["m"], r["n"], r["k"]): r for r in rows if r["step"] == step}
+    before = {(r["dtype"], r["m"], r["n"], r["k"]): r for r in rows if r["step"].startswith(prev)}
+    if not mine:
+        return "No recorded results yet: run `make shapes` and `make sweep` on a GPU.\n"
+    shapes = sorted({k[1:] for k in mine}, key=lambda s: (s[0] != s[1] or s[1] != s[2], int(s[0]) * int(s[1]) * int(s[2]) if s[0] == s[1] == s[2] else (int(s[1]) < int(s[0]), int(s[0]) + int(s[1]))))
+    pct = lambda d, key: f"{100 * float(d[key]['ratio']):.1f}%" if key in d else ""
+    out = ["| M x N x K | path | fp16: step " + prev[:2] + " | fp16 | bf16: step " + prev[:2] + " | bf16 |",
+           "|---|---|---:|---:|---:|---:|"]
+    for m, n, k in shapes:
+        f, b = ("fp16", m, n, k), ("bf16", m, n, k)
+        path = next(r["path"] for key, r in mine.items() if key[1:] == (m, n, k))
+        out.append(f"| {m}x{n}x{k} | {path} | {pct(before, f)} | {pct(mine, f)} | {pct(before, b)} | {pct(mine, b)} |")
+    return "\n".join(out) + "\n\n" + provenance([r for r in rows if r["step"] == step or r["step"].startswith(prev)])
+
+
 def rewrite(text, name, body):
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     if begin not in text or end not in text:
@@ -127,7 +147,8 @@ def main():
                                                           "sweep": sweep_table(rows),
                                                           "shapes": run_table(rows, "shapes")}}
     for p in sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md"))):
-        pages[p] = {"results": step_table(rows, os.path.basename(os.path.dirname(p)))}
+        step = os.path.basename(os.path.dirname(p))
+        pages[p] = {"results": step_table(rows, step), "dispatch": dispatch_table(rows, step)}
     stale = []
     for path, tables in pages.items():
         if not os.path.exists(path):

@@ -191,7 +191,7 @@ def smem_check(step, arch, config, label, ptxas):
         record(not why and static == 0, f"{step}: {label}: {space['smem'](*c) / 1024:.1f} KB of dynamic shared memory, "
                f"threads and registers fit {arch} ({limit // 1024} KB per block)", "; ".join(why) or f"{static} B static")
     elif "extern __shared__" in open(os.path.join(step, "gemm.cu")).read():
-        # an untuned step with dynamic shared memory (11, 12): its build is the check that
+        # an untuned step with dynamic shared memory (11-13): its build is the check that
         # SMEM_BYTES meets its static_assert; the bound must be within the architecture's limit
         bound = re.search(r"static_assert\(\s*SMEM_BYTES <= (\d+) \* 1024", open(os.path.join(step, "gemm.cu")).read())
         record(bool(bound) and int(bound.group(1)) * 1024 <= limit,
