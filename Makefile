@@ -54,7 +54,7 @@ help:
 	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, GFLOPS against size"
 	@echo "make sweep           every step and cuBLAS over sizes $(firstword $(SWEEP_SIZES)) ... $(lastword $(SWEEP_SIZES)); recorded in results/"
 	@echo "make shapes          shape sensitivity (N = K = 8192, M = 1 ... 4096, and N small) of the fastest steps and step 13"
-	@echo "make profile N=6 [SHAPE=4096] [DTYPE=fp16]   Nsight Compute counters of one step"
+	@echo "make profile N=6 [SHAPE=4096] [DTYPE=fp16] [GEMM_PATH=gemv_m]   Nsight Compute counters of one step"
 	@echo "make sass N=6        the step's SASS with the lesson's instructions counted"
 	@echo "make clean"
 
@@ -136,7 +136,7 @@ shapes: all
 	@$(PYTHON) scripts/results_table.py
 
 profile: step
-	@$(PYTHON) scripts/profile.py $(STEP) --shape $(or $(SHAPE),4096) $(if $(DTYPE),--dtype $(DTYPE))
+	@$(PYTHON) scripts/profile.py $(STEP) --shape $(or $(SHAPE),4096) $(if $(DTYPE),--dtype $(DTYPE)) $(if $(GEMM_PATH),--path $(GEMM_PATH))
 
 sass: step
 	@$(PYTHON) scripts/sass.py $(STEP)

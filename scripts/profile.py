@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""make profile N=k [SHAPE=4096] [DTYPE=fp16]: Nsight Compute on one step.
+"""make profile N=k [SHAPE=4096] [DTYPE=fp16] [GEMM_PATH=gemv_m]: Nsight Compute on one step.
 
-    python3 scripts/profile.py NN_step [--shape 4096 | MxNxK] [--dtype fp32]
+    python3 scripts/profile.py NN_step [--shape 4096 | MxNxK] [--dtype fp32] [--path NAME]
 
-Profiles the step's first gemm_kernel launch with the full set of sections
+Profiles the step's first launch of its main kernel (gemm_kernel; for step 13 also a GEMV
+kernel or the fallback, whichever the shape or --path takes) with the full set of sections
 and the GPU's own clocks (--clock-control none: the numbers match make
 bench), saves the report as build/profile/<step>_<shape>.ncu-rep for the
 ncu GUI, and prints the counters the articles read:
@@ -53,6 +54,7 @@ def main():
     ap.add_argument("step")
     ap.add_argument("--shape", default="4096", type=parse_size, help="N or MxNxK (default 4096)")
     ap.add_argument("--dtype", default="", help="fp32, fp16 or bf16 (default: the step's first)")
+    ap.add_argument("--path", default="", help="a path of a step that chooses by shape (13), as --path")
     args = ap.parse_args()
     step = args.step.rstrip("/")
     exe = os.path.join(ROOT, step, "gemm")
@@ -68,8 +70,10 @@ def main():
     out = os.path.join(ROOT, "build", "profile", f"{os.path.basename(step)}_{'x'.join(dims)}"
                        + (f"_{args.dtype}" if args.dtype else ""))
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    run = [exe, *dims, "--reps", "1", "--warmup", "0", "--no-check"] + (["--dtype", args.dtype] if args.dtype else [])
-    cmd = [ncu, "--clock-control", "none", "-k", "regex:gemm_kernel", "-c", "1", "--set", "full",
+    run = ([exe, *dims, "--reps", "1", "--warmup", "0", "--no-check"] + (["--dtype", args.dtype] if args.dtype else [])
+           + (["--path", args.path] if args.path else []))
+    # the step's first main kernel: gemm_kernel, or (step 13) a GEMV kernel or the fallback
+    cmd = [ncu, "--clock-control", "none", "-k", "regex:gemm_kernel|gemv_|fallback_kernel", "-c", "1", "--set", "full",
            "--metrics", ",".join(EXTRA), "-f", "-o", out] + run
     print("profile: " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd), flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True)
