@@ -376,9 +376,8 @@ __global__ void __launch_bounds__(tiling<BN, WG>::THREADS, 1)
             for (int slice = split * slices / splits; slice < (split + 1) * slices / splits;
                  slice++) {
                 mbar_wait(&empty[pos.stage], pos.phase ^ 1u);
-                mbar_expect_bytes(&full[pos.stage],
-                                  ring::STAGE_BYTES); /* boxes past the edge
-                                                         still deliver all bytes */
+                /* boxes past the edge still deliver all bytes */
+                mbar_expect_bytes(&full[pos.stage], ring::STAGE_BYTES);
                 tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
                          &full[pos.stage]);
                 for (int j = 0; j < ring::B_ATOMS; j++)

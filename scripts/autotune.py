@@ -226,8 +226,9 @@ def fits(space, c, lim):
     if blocks > 1 and blocks * (smem + 1024) > lim["smem"] + 1024:  # 1 KB per block is reserved
         why.append(f"{blocks} blocks of {smem / 1024:.1f} KB of shared memory per SM")
     budget = min(255, lim["regs_per_sm"] // (threads * blocks))
-    if accumulators(space, c) + 64 > budget:
-        why.append(f"{accumulators(space, c)} accumulators per thread and 64 registers for the rest, "
+    acc = accumulators(space, c)
+    if acc + 64 > budget:
+        why.append(f"{acc} accumulators per thread and 64 registers for the rest, "
                    f"{budget} registers per thread at {blocks} x {threads} threads per SM")
     return why
 
@@ -308,7 +309,7 @@ def pick_flags(arch, gpu_arch, gpu_key):
         need = stepinfo.min_cc(ROOT, step)
         runs = arch == "portable" or int(arch[3:].rstrip("a")) * 10 >= need
         lim = limits_of_arch(arch, need)
-        names = ([gpu_key] if arch == gpu_arch else []) + [arch.rstrip("a") if arch != "portable" else arch, "default"]
+        names = ([gpu_key] if arch == gpu_arch else []) + [arch.rstrip("a"), "default"]  # sm_90a: sm_90
         for n in names:
             path = os.path.join(step, "tuned", n + ".flags")
             if not os.path.isfile(os.path.join(ROOT, path)):

@@ -121,7 +121,11 @@ def dispatch_table(rows, step):
     before = {(r["dtype"], r["m"], r["n"], r["k"]): r for r in rows if r["step"].startswith(prev)}
     if not mine:
         return "No recorded results yet: run `make shapes` and `make sweep` on a GPU.\n"
-    shapes = sorted({k[1:] for k in mine}, key=lambda s: (s[0] != s[1] or s[1] != s[2], int(s[0]) * int(s[1]) * int(s[2]) if s[0] == s[1] == s[2] else (int(s[1]) < int(s[0]), int(s[0]) + int(s[1]))))
+    def order(shape):  # the squares by size, then small M (M growing), then small N
+        m, n, k = map(int, shape)
+        return (0, m, 0) if m == n == k else (1, n < m, m + n)
+
+    shapes = sorted({key[1:] for key in mine}, key=order)
     pct = lambda d, key: f"{100 * float(d[key]['ratio']):.1f}%" if key in d else ""
     out = ["| M x N x K | path | fp16: step " + prev[:2] + " | fp16 | bf16: step " + prev[:2] + " | bf16 |",
            "|---|---|---:|---:|---:|---:|"]

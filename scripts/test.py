@@ -183,17 +183,18 @@ def smem_check(step, arch, config, label, ptxas):
         return
     limit, _ = stepinfo.arch_limits(arch)
     static = max([int(x) for x in re.findall(r"(\d+) bytes smem", ptxas)] or [0])
+    src = open(os.path.join(step, "gemm.cu")).read()
     space = autotune.SPACES.get(os.path.basename(step)[:2])
-    if space and "extern __shared__" in open(os.path.join(step, "gemm.cu")).read():
+    if space and "extern __shared__" in src:
         values = dict(autotune.code_defaults(step), **dict(f[2:].split("=") for f in config[1]))
         c = tuple(int(values[p]) for p in space["params"])
         why = autotune.fits(space, c, autotune.limits_of_arch(arch, need))
         record(not why and static == 0, f"{step}: {label}: {space['smem'](*c) / 1024:.1f} KB of dynamic shared memory, "
                f"threads and registers fit {arch} ({limit // 1024} KB per block)", "; ".join(why) or f"{static} B static")
-    elif "extern __shared__" in open(os.path.join(step, "gemm.cu")).read():
+    elif "extern __shared__" in src:
         # an untuned step with dynamic shared memory (11-13): its build is the check that
         # SMEM_BYTES meets its static_assert; the bound must be within the architecture's limit
-        bound = re.search(r"static_assert\(\s*SMEM_BYTES <= (\d+) \* 1024", open(os.path.join(step, "gemm.cu")).read())
+        bound = re.search(r"static_assert\(\s*SMEM_BYTES <= (\d+) \* 1024", src)
         record(bool(bound) and int(bound.group(1)) * 1024 <= limit,
                f"{step}: {label}: static_assert(SMEM_BYTES <= {bound.group(1) if bound else '?'} KB) is within "
                f"{arch}'s {limit // 1024} KB per block", "no static_assert(SMEM_BYTES <= N * 1024)" if not bound else "")
@@ -221,8 +222,7 @@ def static_checks():
                f"{step}: {label}: ptxas reports zero spill bytes and no stack frame",
                f"known, not fixed yet: {known}" if known else f"spill bytes {spills}, stack {stack}")
         smem_check(step, arch, config, label, p.stderr)
-        guard = re.search(r"__CUDA_ARCH__ >= (\d+)", open(os.path.join(step, "gemm.cu")).read())
-        if guard and int(arch[3:].rstrip("a")) * 10 < int(guard.group(1)):
+        if int(arch[3:].rstrip("a")) * 10 < stepinfo.min_cc(ROOT, step):
             # built for an architecture without the step's instructions: the kernel must be empty
             record(re.search(r"mma\.sync|cp\.async|ldmatrix", ptx) is None,
                    f"{step}: {label}: PTX has no tensor-core or cp.async code (the __CUDA_ARCH__ guard)", "found")
