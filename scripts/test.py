@@ -121,8 +121,6 @@ def ptx_table():
 # Every architecture CUDA 13 builds from Turing on; a GPU of each runs the steps its
 # instructions allow (the others exit 3).
 ARCHS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"]
-# Spills ptxas reports that are known and not fixed: reported as SKIP (never as passed).
-KNOWN_SPILLS = {("05_2d_blocktile", "sm_120"): "4 bytes spilled (80 registers); the PTX is fully unrolled"}
 
 
 def step_archs(step):
@@ -217,10 +215,8 @@ def static_checks():
         spills = [int(x) for x in re.findall(r"(\d+) bytes spill (?:stores|loads)", p.stderr)]
         stack = [int(x) for x in re.findall(r"(\d+) bytes stack frame", p.stderr)]
         clean = bool(spills) and not any(spills) and not any(stack)
-        known = KNOWN_SPILLS.get((step, arch))
-        record(None if known and not clean else clean,
-               f"{step}: {label}: ptxas reports zero spill bytes and no stack frame",
-               f"known, not fixed yet: {known}" if known else f"spill bytes {spills}, stack {stack}")
+        record(clean, f"{step}: {label}: ptxas reports zero spill bytes and no stack frame",
+               f"spill bytes {spills}, stack {stack}")
         smem_check(step, arch, config, label, p.stderr)
         if int(arch[3:].rstrip("a")) * 10 < stepinfo.min_cc(ROOT, step):
             # built for an architecture without the step's instructions: the kernel must be empty
