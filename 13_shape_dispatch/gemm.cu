@@ -38,25 +38,30 @@
     "BM=128|64 BN=256|192|128|64 BK=" GEMM_STR(BK) " STAGES=192KB/stage GROUP_M=" GEMM_STR(        \
         GROUP_M) " GEMV_ROWS=" GEMM_STR(GEMV_ROWS)
 #define WGMMA_K 16
-#define PATHS "tma_n256 tma_n192 tma_n128 tma_n64 splitk gemv_m gemv_n fallback"
+#define PATHS "tma_n256 tma_n192 tma_n128 tma_n64 splitk swap gemv_m gemv_n fallback"
 
 /* What follows from the tile: WG consumer warpgroups of 64 rows each (BM = 64 WG), BN columns
  * (the wgmma instruction's N). */
-template <int BN, int WG> struct tiling {
+template <int BN, int WG, bool SWAP = false> struct tiling {
     static constexpr int BM = 64 * WG;
     static constexpr int THREADS = 128 * (WG + 1); /* the producer warpgroup, then the consumers */
     /* setmaxnreg: what each consumer gets. __launch_bounds__(THREADS, 1) lets ptxas allocate up
      * to 65536 / THREADS registers (at most 255), and setmaxnreg.inc may only raise a count. */
     static constexpr int CONSUMER_REGISTERS = WG == 2 ? 232 : 248;
     static constexpr int B_ATOMS = BN / 64; /* B arrives as BN / 64 boxes of 64 columns x BK rows */
+    /* SWAP: the product C^T = B^T A^T. Its A operand (rows of C^T: columns n of C) is a tile of
+     * B, WG boxes of 64 columns x BK rows (MN-major, as B above); its B operand (m) is a tile of
+     * A, one box of BK x BN rows (K-major, as A above), BN = 16, 32 or 64. */
     static constexpr int A_TILE_BYTES = BM * BK * 2;
     static constexpr int B_TILE_BYTES = BK * BN * 2;
     static constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
     static constexpr int STAGES = RING_BYTES / STAGE_BYTES;
     /* tiles, 2 mbarriers per stage, alignment slack */
     static constexpr int SMEM = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
-    static_assert(BN == 256 || BN == 192 || BN == 128 || BN == 64,
-                  "wgmma N of 256, 192, 128 or 64 (a wrapper each below), whole 64-column boxes");
+    static_assert(SWAP ? BN == 64 || BN == 32 || BN == 16
+                       : BN == 256 || BN == 192 || BN == 128 || BN == 64,
+                  "wgmma N of 256, 192, 128 or 64 in whole 64-column boxes; swapped: 64, 32 or 16 "
+                  "rows of A (a wrapper each below)");
     static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
                   "every tile starts on 1024 bytes: the 128-byte swizzle pattern repeats every 8 "
                   "rows of 128 bytes");
@@ -264,6 +269,63 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
           "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])             \
         : "l"(desc_a), "l"(desc_b), "r"(1))
 
+/* The swapped product's instruction: imm-trans-a 1 (A, a tile of B, is MN-major), imm-trans-b 0
+ * (B, a tile of A, is K-major); N = 64, 32 or 16 rows of A. */
+#define WGMMA_SWAPPED_M64N64K16(TYPE, d, desc_a, desc_b)                                           \
+    asm volatile(                                                                                  \
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                               \
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32." #TYPE "." #TYPE " "                          \
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "        \
+        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31} "                   \
+        ", %32, %33, p, 1, 1, 1, 0;\n}\n"                                                          \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
+          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])             \
+        : "l"(desc_a), "l"(desc_b), "r"(1))
+
+#define WGMMA_SWAPPED_M64N32K16(TYPE, d, desc_a, desc_b)                                           \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n32k16.f32." #TYPE "." #TYPE " "                 \
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15} "         \
+                 ", %16, %17, p, 1, 1, 1, 0;\n}\n"                                                 \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),         \
+                   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),       \
+                   "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])                              \
+                 : "l"(desc_a), "l"(desc_b), "r"(1))
+
+#define WGMMA_SWAPPED_M64N16K16(TYPE, d, desc_a, desc_b)                                           \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n16k16.f32." #TYPE "." #TYPE " "                 \
+                 "{%0, %1, %2, %3, %4, %5, %6, %7} "                                               \
+                 ", %8, %9, p, 1, 1, 1, 0;\n}\n"                                                   \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),         \
+                   "+f"(d[6]), "+f"(d[7])                                                          \
+                 : "l"(desc_a), "l"(desc_b), "r"(1))
+
+template <typename T, int BN>
+static __device__ __forceinline__ void wgmma_tile_swapped(float d[BN / 2], uint64_t desc_a,
+                                                          uint64_t desc_b) {
+    constexpr bool f16 = std::is_same_v<T, __half>;
+    if constexpr (BN == 64) {
+        if constexpr (f16)
+            WGMMA_SWAPPED_M64N64K16(f16, d, desc_a, desc_b);
+        else
+            WGMMA_SWAPPED_M64N64K16(bf16, d, desc_a, desc_b);
+    } else if constexpr (BN == 32) {
+        if constexpr (f16)
+            WGMMA_SWAPPED_M64N32K16(f16, d, desc_a, desc_b);
+        else
+            WGMMA_SWAPPED_M64N32K16(bf16, d, desc_a, desc_b);
+    } else {
+        if constexpr (f16)
+            WGMMA_SWAPPED_M64N16K16(f16, d, desc_a, desc_b);
+        else
+            WGMMA_SWAPPED_M64N16K16(bf16, d, desc_a, desc_b);
+    }
+}
+
 template <typename T, int BN>
 static __device__ __forceinline__ void wgmma_tile(float d[BN / 2], uint64_t desc_a,
                                                   uint64_t desc_b) {
@@ -317,6 +379,15 @@ static __device__ void store2(float *C, int M, int N, int row, int col, float ac
         if (col + e < N) c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
 }
 
+/* C(row, col) = alpha * acc + beta * C inside the matrix (the swapped product's transposed
+ * store). */
+static __device__ __forceinline__ void store1(float *C, int M, int N, int row, int col, float acc,
+                                              float alpha, float beta) {
+    if (row >= M || col >= N) return;
+    float *c = &C[(size_t)row * N + col];
+    *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+}
+
 /* The output tile a persistent block takes as its `t`-th: strips of GROUP_M tile rows, walked
  * column by column, so that the blocks running at one time share a few panels of A and B in L2. */
 static __device__ __forceinline__ int2 tile_coords(int t, int tiles_m, int tiles_n) {
@@ -330,12 +401,12 @@ static __device__ __forceinline__ int2 tile_coords(int t, int tiles_m, int tiles
  * since splits <= slices). With splits == 1 a unit is a tile and C is written as in step 12; with
  * more, each unit writes its raw FP32 sums to its own M x N plane of `partial`, and
  * splitk_reduce adds the planes and applies alpha and beta. */
-template <typename T, int BN, int WG>
-__global__ void __launch_bounds__(tiling<BN, WG>::THREADS, 1)
+template <typename T, int BN, int WG, bool SWAP = false>
+__global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha,
                 float beta, float *C, int splits, float *partial) {
-    using ring = tiling<BN, WG>;
+    using ring = tiling<BN, WG, SWAP>;
     constexpr int STAGES = ring::STAGES, BM = ring::BM;
     extern __shared__ unsigned char smem_raw[];
     /* The 128-byte swizzle repeats every 1024 bytes, and TMA and wgmma agree on it only if
@@ -348,8 +419,9 @@ __global__ void __launch_bounds__(tiling<BN, WG>::THREADS, 1)
     uint64_t *const full = reinterpret_cast<uint64_t *>(smem + STAGES * ring::STAGE_BYTES);
     uint64_t *const empty = full + STAGES;
 
-    const int tiles_m = ceil_div(M, BM), tiles_n = ceil_div(N, BN), tiles = tiles_m * tiles_n;
-    const int slices = ceil_div(K, BK), units = tiles * splits;
+    /* SWAP: the tiles cover C^T, N rows by M columns */
+    const int tiles_m = ceil_div(SWAP ? N : M, BM), tiles_n = ceil_div(SWAP ? M : N, BN);
+    const int tiles = tiles_m * tiles_n, slices = ceil_div(K, BK), units = tiles * splits;
     const int warpgroup = threadIdx.x / 128; /* 0: the producer; 1 ..: consumers */
 
     if (threadIdx.x == 0) {
@@ -378,11 +450,19 @@ __global__ void __launch_bounds__(tiling<BN, WG>::THREADS, 1)
                 mbar_wait(&empty[pos.stage], pos.phase ^ 1u);
                 /* boxes past the edge still deliver all bytes */
                 mbar_expect_bytes(&full[pos.stage], ring::STAGE_BYTES);
-                tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
-                         &full[pos.stage]);
-                for (int j = 0; j < ring::B_ATOMS; j++)
-                    tma_load(b_tiles + pos.stage * BK * BN + j * BK * 64, &map_b,
-                             tile.y * BN + 64 * j, slice * BK, &full[pos.stage]);
+                if constexpr (SWAP) { /* A operand: columns n of B; B operand: rows m of A */
+                    for (int j = 0; j < WG; j++)
+                        tma_load(a_tiles + pos.stage * BM * BK + j * BK * 64, &map_b,
+                                 tile.x * BM + 64 * j, slice * BK, &full[pos.stage]);
+                    tma_load(b_tiles + pos.stage * BK * BN, &map_a, slice * BK, tile.y * BN,
+                             &full[pos.stage]);
+                } else {
+                    tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
+                             &full[pos.stage]);
+                    for (int j = 0; j < ring::B_ATOMS; j++)
+                        tma_load(b_tiles + pos.stage * BK * BN + j * BK * 64, &map_b,
+                                 tile.y * BN + 64 * j, slice * BK, &full[pos.stage]);
+                }
                 pos = advance<STAGES>(pos);
             }
         }
@@ -408,10 +488,15 @@ __global__ void __launch_bounds__(tiling<BN, WG>::THREADS, 1)
             wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < BK / WGMMA_K; kk++)
-                /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16 k-rows (2 KB)
-                 * further. */
-                wgmma_tile<T, BN>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
-                                  sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
+                if constexpr (SWAP) /* the same two layouts, the operands' roles exchanged */
+                    wgmma_tile_swapped<T, BN>(acc,
+                                              sw128_desc(a + kk * WGMMA_K * 64, BK * 128, 1024),
+                                              sw128_desc(b + kk * WGMMA_K, 16, 1024));
+                else
+                    /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16 k-rows
+                     * (2 KB) further. */
+                    wgmma_tile<T, BN>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
+                                      sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
             wgmma_commit();
             /* One slice's wgmmas stay in flight; the previous slice's are done after this. */
             wgmma_wait<1>();
@@ -433,11 +518,23 @@ __global__ void __launch_bounds__(tiling<BN, WG>::THREADS, 1)
         const float out_alpha = splits == 1 ? alpha : 1.0f, out_beta = splits == 1 ? beta : 0.0f;
         const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
         const int row = tile.x * BM + consumer * 64 + warp * 16 + lane / 4;
+        if constexpr (SWAP) { /* acc holds C^T: its rows are columns n of C, its columns rows m */
 #pragma unroll
-        for (int j = 0; j < BN / 8; j++) {
-            const int col = tile.y * BN + 8 * j + lane % 4 * 2;
-            store2(out, M, N, row, col, acc[4 * j], acc[4 * j + 1], out_alpha, out_beta);
-            store2(out, M, N, row + 8, col, acc[4 * j + 2], acc[4 * j + 3], out_alpha, out_beta);
+            for (int j = 0; j < BN / 8; j++) {
+                const int m = tile.y * BN + 8 * j + lane % 4 * 2;
+                store1(out, M, N, m, row, acc[4 * j], out_alpha, out_beta);
+                store1(out, M, N, m + 1, row, acc[4 * j + 1], out_alpha, out_beta);
+                store1(out, M, N, m, row + 8, acc[4 * j + 2], out_alpha, out_beta);
+                store1(out, M, N, m + 1, row + 8, acc[4 * j + 3], out_alpha, out_beta);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < BN / 8; j++) {
+                const int col = tile.y * BN + 8 * j + lane % 4 * 2;
+                store2(out, M, N, row, col, acc[4 * j], acc[4 * j + 1], out_alpha, out_beta);
+                store2(out, M, N, row + 8, col, acc[4 * j + 2], acc[4 * j + 3], out_alpha,
+                       out_beta);
+            }
         }
     }
 }
@@ -727,8 +824,9 @@ static cudaError_t reduce_planes(const gemm_args *p, const float *partial, int p
 }
 
 /* Step 12's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges. */
-template <typename T, int BN, int WG> static cudaError_t launch_tma(gemm_args *p, int splits) {
-    using ring = tiling<BN, WG>;
+template <typename T, int BN, int WG, bool SWAP = false>
+static cudaError_t launch_tma(gemm_args *p, int splits) {
+    using ring = tiling<BN, WG, SWAP>;
     const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
@@ -737,10 +835,11 @@ template <typename T, int BN, int WG> static cudaError_t launch_tma(gemm_args *p
     static gemm_args made = {0};
     if (made.a != p->a || made.b != p->b || made.m != p->m || made.n != p->n || made.k != p->k ||
         made.dtype != p->dtype) {
-        cudaError_t err = make_map(&map_a, p->a, p->m, p->k, BK, ring::BM, type);
+        /* A's box: BK x BM rows, or (swapped, A is the B operand) BK x BN rows */
+        cudaError_t err = make_map(&map_a, p->a, p->m, p->k, BK, SWAP ? BN : ring::BM, type);
         if (err == cudaSuccess) err = make_map(&map_b, p->b, p->k, p->n, 64, BK, type);
         if (err != cudaSuccess) return err;
-        err = cudaFuncSetAttribute(gemm_kernel<T, BN, WG>,
+        err = cudaFuncSetAttribute(gemm_kernel<T, BN, WG, SWAP>,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, ring::SMEM);
         if (err != cudaSuccess) return err;
         made = *p;
@@ -749,9 +848,10 @@ template <typename T, int BN, int WG> static cudaError_t launch_tma(gemm_args *p
     if (splits > 1 && !(partial = workspace((size_t)splits * p->m * p->n)))
         return cudaErrorMemoryAllocation;
     /* Persistent: one block per SM (fewer when there are fewer units). */
-    const int units = ceil_div(p->m, ring::BM) * ceil_div(p->n, BN) * splits;
+    const int units = SWAP ? ceil_div(p->n, ring::BM) * ceil_div(p->m, BN) * splits
+                           : ceil_div(p->m, ring::BM) * ceil_div(p->n, BN) * splits;
     const int grid = units < sm_count() ? units : sm_count();
-    gemm_kernel<T, BN, WG><<<grid, ring::THREADS, ring::SMEM>>>(
+    gemm_kernel<T, BN, WG, SWAP><<<grid, ring::THREADS, ring::SMEM>>>(
         map_a, map_b, p->m, p->n, p->k, p->alpha, p->beta, p->c, splits, partial);
     if (splits == 1) return cudaGetLastError();
     cudaError_t err = cudaGetLastError();
@@ -869,6 +969,8 @@ static gemm_plan plan_for(const gemm_args *p) {
     if (f && (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback"))) return other;
     if (f && !tma) return (gemm_plan){"fallback", 0, 0, 0, 0.0}; /* no tensor map describes it */
     if (f && !strcmp(f, "splitk")) return tensor_plan(p->m, p->n, p->k, 0, true);
+    if (f && !strcmp(f, "swap")) /* M in the instruction's N: 16, 32 or 64 rows of A per tile */
+        return (gemm_plan){f, p->m <= 16 ? 16 : p->m <= 32 ? 32 : 64, 2, 1, 0.0};
     if (f) { /* tma_n256, tma_n128, tma_n64: that width, one K range */
         gemm_plan plan = tensor_plan(p->m, p->n, p->k, atoi(f + strlen("tma_n")), false);
         plan.path = f;
@@ -889,6 +991,11 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
     if (!strcmp(plan.path, "gemv_m")) return launch_gemv_m<T>(p);
     if (!strcmp(plan.path, "gemv_n")) return launch_gemv_n<T>(p);
     if (!strcmp(plan.path, "fallback")) return launch_fallback<T>(p);
+    if (!strcmp(plan.path, "swap")) {
+        if (plan.bn == 16) return launch_tma<T, 16, 2, true>(p, plan.splits);
+        if (plan.bn == 32) return launch_tma<T, 32, 2, true>(p, plan.splits);
+        return launch_tma<T, 64, 2, true>(p, plan.splits);
+    }
     const int key = plan.bn * 10 + plan.wg;
     switch (key) {
     case 2562:

@@ -268,7 +268,7 @@ def expected_path(forced, m, n, k):
     """The path a forced run must report: the one asked for, except where it cannot serve the
     shape. A tensor map needs K and N multiples of 8 (else the fallback); split-K needs at least
     8 K-slices of 64 (else one K range: the tile path of the width it chose)."""
-    if forced.startswith("tma_") or forced == "splitk":
+    if forced.startswith("tma_") or forced in ("splitk", "swap"):
         if k % 8 or n % 8:
             return ["fallback"]
         if forced == "splitk" and (k + 63) // 64 < 8:
