@@ -2,9 +2,12 @@
  * Step 13: one kernel does not fit every shape. Step 12's kernel fills the GPU only when there
  * are enough 128 x 256 tiles: at M = 16 (N = K = 8192) there are 32 for 132 SMs, and B, whose
  * streaming from DRAM is the shape's real cost, arrives at a quarter of the GPU's rate. A library
- * keeps a table of kernels chosen by shape; this step has four, and the rules that choose:
- * - step 12's kernel with the tile width as a template parameter (BN = 256, 128 or 64, the
- *   wgmma instruction's N), so that narrow outputs get narrower tiles and more of them;
+ * keeps a table of kernels chosen by shape; this step has these, and the rules that choose:
+ * - step 12's kernel with the tile as template parameters: BN = 256, 192, 128, 96 or 64 (the
+ *   wgmma instruction's N) and one to three consumer warpgroups (BM = 64 to 192), so that
+ *   narrow outputs get narrower tiles and more of them, and 1536^3 gets one wave of 192 x 96;
+ * - the same kernel on the swapped product C^T = B^T A^T for M <= 32, M in the instruction's N;
+ * - pairs: clusters of two blocks on neighbouring tiles that multicast their shared A tile;
  * - split-K: K cut into `splits` ranges whose FP32 partial sums go to a workspace, added up by
  *   a second kernel that applies alpha and beta once;
  * - two GEMV kernels, for M <= 8 or N <= 8, which stream the large matrix with 16-byte loads on
@@ -32,13 +35,16 @@
 #define GROUP_M 16
 #endif
 #define PRODUCER_REGISTERS 40 /* setmaxnreg: what the producer warpgroup keeps */
-#define BK 64 /* one 128-byte swizzle row of 16-bit elements: the K extent of an A tile row */
-#define RING_BYTES (192 * 1024) /* every tile's ring: 4 to 12 stages */
+#define BK 64       /* one 128-byte swizzle row of 16-bit elements: the K extent of an A tile row */
+#define RING_KB 200 /* every tile's ring: 4 stages (256 wide) to 20 (swapped, 16 rows of A) */
+#define RING_BYTES (RING_KB * 1024)
 #define CONFIG                                                                                     \
-    "BM=128|64 BN=256|192|128|64 BK=" GEMM_STR(BK) " STAGES=192KB/stage GROUP_M=" GEMM_STR(        \
-        GROUP_M) " GEMV_ROWS=" GEMM_STR(GEMV_ROWS)
+    "BM=192|128|64 BN=256|192|128|96|64 BK=" GEMM_STR(BK) " RING=" GEMM_STR(                       \
+        RING_KB) "KB GROUP_M=" GEMM_STR(GROUP_M) " GEMV_ROWS=" GEMM_STR(GEMV_ROWS)
 #define WGMMA_K 16
-#define PATHS "tma_n256 tma_n192 tma_n128 tma_n64 splitk swap gemv_m gemv_n fallback"
+#define PATHS                                                                                      \
+    "tma_n256 tma_n192 tma_n128 tma_n96 tma_n64 pair_n256 pair_n128 pair_n64 splitk swap gemv_m "  \
+    "gemv_n fallback"
 
 /* What follows from the tile: WG consumer warpgroups of 64 rows each (BM = 64 WG), BN columns
  * (the wgmma instruction's N). */
@@ -47,21 +53,22 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     static constexpr int THREADS = 128 * (WG + 1); /* the producer warpgroup, then the consumers */
     /* setmaxnreg: what each consumer gets. __launch_bounds__(THREADS, 1) lets ptxas allocate up
      * to 65536 / THREADS registers (at most 255), and setmaxnreg.inc may only raise a count. */
-    static constexpr int CONSUMER_REGISTERS = WG == 2 ? 232 : 248;
-    static constexpr int B_ATOMS = BN / 64; /* B arrives as BN / 64 boxes of 64 columns x BK rows */
+    static constexpr int CONSUMER_REGISTERS = WG == 3 ? 152 : WG == 2 ? 232 : 248;
+    /* B arrives as boxes of 64 columns x BK rows; a 96-wide tile loads two and reads 96 columns */
+    static constexpr int B_ATOMS = (BN + 63) / 64;
     /* SWAP: the product C^T = B^T A^T. Its A operand (rows of C^T: columns n of C) is a tile of
      * B, WG boxes of 64 columns x BK rows (MN-major, as B above); its B operand (m) is a tile of
      * A, one box of BK x BN rows (K-major, as A above), BN = 16, 32 or 64. */
     static constexpr int A_TILE_BYTES = BM * BK * 2;
-    static constexpr int B_TILE_BYTES = BK * BN * 2;
+    static constexpr int B_TILE_BYTES = SWAP ? BK * BN * 2 : BK * B_ATOMS * 64 * 2;
     static constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
     static constexpr int STAGES = RING_BYTES / STAGE_BYTES;
     /* tiles, 2 mbarriers per stage, alignment slack */
     static constexpr int SMEM = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
     static_assert(SWAP ? BN == 64 || BN == 32 || BN == 16
-                       : BN == 256 || BN == 192 || BN == 128 || BN == 64,
-                  "wgmma N of 256, 192, 128 or 64 in whole 64-column boxes; swapped: 64, 32 or 16 "
-                  "rows of A (a wrapper each below)");
+                       : BN == 256 || BN == 192 || BN == 128 || BN == 96 || BN == 64,
+                  "wgmma N of 256, 192, 128, 96 or 64; swapped: 64, 32 or 16 rows of A (a wrapper "
+                  "each below)");
     static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
                   "every tile starts on 1024 bytes: the 128-byte swizzle pattern repeats every 8 "
                   "rows of 128 bytes");
@@ -70,7 +77,7 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
     static_assert(SMEM <= 227 * 1024,
                   "the ring must fit sm_90's 227 KB of shared memory per block");
-    static_assert(WG == 1 || WG == 2, "one or two consumer warpgroups (64 or 128 rows)");
+    static_assert(WG >= 1 && WG <= 3, "one to three consumer warpgroups (64 to 192 rows)");
     static_assert(BM <= 256,
                   "a TMA box is at most 256 elements along each dimension (A's: BK x BM)");
     static_assert(CONSUMER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS <= 256,
@@ -80,7 +87,7 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     static_assert(std::min(255, 65536 / THREADS) / 8 * 8 <= CONSUMER_REGISTERS,
                   "the consumers' count is at least what ptxas may have allocated");
 };
-#define SMEM_BYTES (tiling<64, 1>::SMEM) /* the largest: the ring, and the most barriers */
+#define SMEM_BYTES (tiling<16, 1, true>::SMEM) /* the largest: 20 stages of 10 KB, 40 barriers */
 static_assert(SMEM_BYTES <= 227 * 1024, "the ring must fit sm_90's 227 KB of shared memory");
 
 static_assert(BK * 2 == 128,
@@ -108,6 +115,15 @@ static __device__ __forceinline__ void mbar_expect_bytes(uint64_t *bar, int byte
 static __device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
 }
+/* An arrival on the barrier at the same place in block `cta` of the cluster (this one included),
+ * with the default CTA-scope release: made .release.cluster, each arrival waited so long that the
+ * pair kernels took 2 to 3 times as long (about 1.3 us per K slice at every shape). */
+static __device__ __forceinline__ void mbar_arrive_in(uint64_t *bar, uint32_t cta) {
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_u32(bar)),
+                 "r"(cta)
+                 : "memory");
+}
 /* Returns once the phase with parity `phase` has completed. */
 static __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t phase) {
     uint32_t done = 0;
@@ -127,6 +143,26 @@ static __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *ma
                  "[%0], [%1, {%2, %3}], [%4];" ::"r"(smem_u32(dst)),
                  "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar))
                  : "memory");
+}
+
+/* The same copy landing in every block of `cta_mask` of the cluster, at the same shared-memory
+ * offset, each block's barrier at `bar`'s offset counting the bytes. */
+static __device__ __forceinline__ void tma_load_multicast(void *dst, const CUtensorMap *map, int x,
+                                                          int y, uint64_t *bar, uint16_t cta_mask) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_u32(dst)),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar)),
+                 "h"(cta_mask)
+                 : "memory");
+}
+static __device__ __forceinline__ uint32_t cluster_rank() {
+    uint32_t rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    return rank;
+}
+/* Every thread of the cluster that has not exited (exited threads count as arrived). */
+static __device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
 
 /* ---- wgmma shared-memory descriptors (PTX ISA, "Matrix Descriptor Format"), 128-byte swizzle:
@@ -202,8 +238,9 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
           "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])       \
         : "l"(desc_a), "l"(desc_b), "r"(1))
 
-/* D(64 x 192), D(64 x 128) and D(64 x 64): the same instruction with N = 192 (96 accumulator
- * registers), 128 (64) and 64 (32); the operands after the accumulators are as for n256. */
+/* D(64 x 192), D(64 x 128), D(64 x 96) and D(64 x 64): the same instruction with N = 192 (96
+ * accumulator registers), 128 (64), 96 (48) and 64 (32); the operands after the accumulators are
+ * as for n256. */
 #define WGMMA_M64N192K16(TYPE, d, desc_a, desc_b)                                                  \
     asm volatile(                                                                                  \
         "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                               \
@@ -253,6 +290,24 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
           "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),            \
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),            \
           "+f"(d[62]), "+f"(d[63])                                                                 \
+        : "l"(desc_a), "l"(desc_b), "r"(1))
+
+#define WGMMA_M64N96K16(TYPE, d, desc_a, desc_b)                                                   \
+    asm volatile(                                                                                  \
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"                                               \
+        "wgmma.mma_async.sync.aligned.m64n96k16.f32." #TYPE "." #TYPE " "                          \
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "   \
+        "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "    \
+        "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47} "                             \
+        ", %48, %49, p, 1, 1, 0, 1;\n}\n"                                                          \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
+          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),            \
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),            \
+          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),            \
+          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])                                       \
         : "l"(desc_a), "l"(desc_b), "r"(1))
 
 #define WGMMA_M64N64K16(TYPE, d, desc_a, desc_b)                                                   \
@@ -345,6 +400,11 @@ static __device__ __forceinline__ void wgmma_tile(float d[BN / 2], uint64_t desc
             WGMMA_M64N128K16(f16, d, desc_a, desc_b);
         else
             WGMMA_M64N128K16(bf16, d, desc_a, desc_b);
+    } else if constexpr (BN == 96) {
+        if constexpr (f16)
+            WGMMA_M64N96K16(f16, d, desc_a, desc_b);
+        else
+            WGMMA_M64N96K16(bf16, d, desc_a, desc_b);
     } else {
         if constexpr (f16)
             WGMMA_M64N64K16(f16, d, desc_a, desc_b);
@@ -396,18 +456,34 @@ static __device__ __forceinline__ int2 tile_coords(int t, int tiles_m, int tiles
     return make_int2(first + in_strip % rows, in_strip / rows);
 }
 
+/* The tile of unit t (of tiles_m x unit_cols) for block `rank` of a cluster of PAIR. */
+template <int PAIR>
+static __device__ __forceinline__ int2 unit_tile(int t, int tiles_m, int unit_cols, int rank) {
+    const int2 unit = tile_coords(t, tiles_m, unit_cols);
+    return make_int2(unit.x, unit.y * PAIR + rank);
+}
+
+/* A consumer is done with a stage: one arrival on its empty barrier in every block of the pair
+ * (each block's producer refills the A rows of both). */
+template <int PAIR> static __device__ __forceinline__ void release(uint64_t *bar) {
+    if constexpr (PAIR == 1)
+        mbar_arrive(bar);
+    else
+        for (uint32_t cta = 0; cta < PAIR; cta++) mbar_arrive_in(bar, cta);
+}
+
 /* Step 12's kernel, BN wide, over units of work: unit u is tile u % tiles and K range u / tiles
  * of `splits` (slices [split * slices / splits, (split + 1) * slices / splits), never empty
  * since splits <= slices). With splits == 1 a unit is a tile and C is written as in step 12; with
  * more, each unit writes its raw FP32 sums to its own M x N plane of `partial`, and
  * splitk_reduce adds the planes and applies alpha and beta. */
-template <typename T, int BN, int WG, bool SWAP = false>
+template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1>
 __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha,
                 float beta, float *C, int splits, float *partial) {
     using ring = tiling<BN, WG, SWAP>;
-    constexpr int STAGES = ring::STAGES, BM = ring::BM;
+    constexpr int STAGES = ring::STAGES, BM = ring::BM, B_TILE = ring::B_TILE_BYTES / 2;
     extern __shared__ unsigned char smem_raw[];
     /* The 128-byte swizzle repeats every 1024 bytes, and TMA and wgmma agree on it only if
      * every tile starts on a multiple of 1024: align the base by hand. */
@@ -419,21 +495,30 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     uint64_t *const full = reinterpret_cast<uint64_t *>(smem + STAGES * ring::STAGE_BYTES);
     uint64_t *const empty = full + STAGES;
 
-    /* SWAP: the tiles cover C^T, N rows by M columns */
+    static_assert(PAIR == 1 || (PAIR == 2 && !SWAP), "pairs of blocks share the A tile");
+    /* SWAP: the tiles cover C^T, N rows by M columns. PAIR = 2: a unit is two neighbouring tiles
+     * of one tile row, one for each block of the cluster: (x, 2 j) and (x, 2 j + 1). */
     const int tiles_m = ceil_div(SWAP ? N : M, BM), tiles_n = ceil_div(SWAP ? M : N, BN);
-    const int tiles = tiles_m * tiles_n, slices = ceil_div(K, BK), units = tiles * splits;
+    const int unit_cols = ceil_div(tiles_n, PAIR), tiles = tiles_m * unit_cols;
+    const int slices = ceil_div(K, BK), units = tiles * splits;
+    const int rank = PAIR > 1 ? cluster_rank() : 0, cluster = blockIdx.x / PAIR;
     const int warpgroup = threadIdx.x / 128; /* 0: the producer; 1 ..: consumers */
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
-            mbar_init(&full[s], 1);   /* the producer's expect_bytes, then the TMA bytes */
-            mbar_init(&empty[s], WG); /* one arrival per consumer warpgroup */
+            mbar_init(&full[s], 1); /* the producer's expect_bytes, then the TMA bytes */
+            /* one arrival per consumer warpgroup of every block that reads the stage's A */
+            mbar_init(&empty[s], WG * PAIR);
         }
         /* Make the initialized barriers visible to the async proxy (the TMA engine). */
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
-    __syncthreads(); /* the last block-wide barrier: from here on the roles only meet at mbarriers
-                      */
+    /* The last block-wide barrier (with PAIR, cluster-wide: the other block's barriers exist
+     * before a copy or an arrival reaches them); from here on the roles only meet at mbarriers. */
+    if constexpr (PAIR > 1)
+        cluster_sync();
+    else
+        __syncthreads();
 
     if (warpgroup == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGISTERS));
@@ -442,8 +527,8 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
          * the ring the stages are free, and waiting for "phase 1 of a fresh barrier" returns at
          * once. */
         ring_pos pos = {0, 0};
-        for (int u = blockIdx.x; u < units; u += gridDim.x) {
-            const int2 tile = tile_coords(u % tiles, tiles_m, tiles_n);
+        for (int u = cluster; u < units; u += gridDim.x / PAIR) {
+            const int2 tile = unit_tile<PAIR>(u % tiles, tiles_m, unit_cols, rank);
             const int split = u / tiles;
             for (int slice = split * slices / splits; slice < (split + 1) * slices / splits;
                  slice++) {
@@ -454,13 +539,18 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
                     for (int j = 0; j < WG; j++)
                         tma_load(a_tiles + pos.stage * BM * BK + j * BK * 64, &map_b,
                                  tile.x * BM + 64 * j, slice * BK, &full[pos.stage]);
-                    tma_load(b_tiles + pos.stage * BK * BN, &map_a, slice * BK, tile.y * BN,
+                    tma_load(b_tiles + pos.stage * B_TILE, &map_a, slice * BK, tile.y * BN,
                              &full[pos.stage]);
                 } else {
-                    tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
-                             &full[pos.stage]);
+                    if constexpr (PAIR > 1) /* each block brings BM / PAIR rows of A to both */
+                        tma_load_multicast(a_tiles + pos.stage * BM * BK + rank * BM / PAIR * BK,
+                                           &map_a, slice * BK, tile.x * BM + rank * BM / PAIR,
+                                           &full[pos.stage], (1 << PAIR) - 1);
+                    else
+                        tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
+                                 &full[pos.stage]);
                     for (int j = 0; j < ring::B_ATOMS; j++)
-                        tma_load(b_tiles + pos.stage * BK * BN + j * BK * 64, &map_b,
+                        tma_load(b_tiles + pos.stage * B_TILE + j * BK * 64, &map_b,
                                  tile.y * BN + 64 * j, slice * BK, &full[pos.stage]);
                 }
                 pos = advance<STAGES>(pos);
@@ -472,8 +562,8 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(ring::CONSUMER_REGISTERS));
     const int consumer = warpgroup - 1; /* its 64 rows of the block tile */
     ring_pos pos = {0, 0};
-    for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        const int2 tile = tile_coords(u % tiles, tiles_m, tiles_n);
+    for (int u = cluster; u < units; u += gridDim.x / PAIR) {
+        const int2 tile = unit_tile<PAIR>(u % tiles, tiles_m, unit_cols, rank);
         const int split = u / tiles;
         float acc[BN / 2];
 #pragma unroll
@@ -483,7 +573,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
         for (int slice = first; slice < last; slice++) {
             mbar_wait(&full[pos.stage], pos.phase); /* the slice's bytes have landed */
             const T *a = a_tiles + pos.stage * BM * BK + consumer * 64 * BK;
-            const T *b = b_tiles + pos.stage * BK * BN;
+            const T *b = b_tiles + pos.stage * B_TILE;
             fence_registers(acc, BN / 2);
             wgmma_fence();
 #pragma unroll
@@ -501,13 +591,13 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
             /* One slice's wgmmas stay in flight; the previous slice's are done after this. */
             wgmma_wait<1>();
             fence_registers(acc, BN / 2);
-            if (slice > first && threadIdx.x % 128 == 0) mbar_arrive(&empty[prev.stage]);
+            if (slice > first && threadIdx.x % 128 == 0) release<PAIR>(&empty[prev.stage]);
             prev = pos;
             pos = advance<STAGES>(pos);
         }
         wgmma_wait<0>();
         fence_registers(acc, BN / 2);
-        if (threadIdx.x % 128 == 0) mbar_arrive(&empty[prev.stage]); /* the unit's last stage */
+        if (threadIdx.x % 128 == 0) release<PAIR>(&empty[prev.stage]); /* the unit's last stage */
 
         /* Step 11's epilogue, while the producer already fills the ring for the next unit. The
          * accumulator layout of wgmma m64nN: warp w of the warpgroup holds rows 16 w .. 16 w + 15;
@@ -537,6 +627,8 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
             }
         }
     }
+    /* The other block of the pair may still arrive on this one's barriers: stay until it is done */
+    if constexpr (PAIR > 1) cluster_sync();
 }
 
 /* C = alpha * (the sum of `planes` M x N planes of partial) + beta * C. A block takes 32
@@ -824,38 +916,53 @@ static cudaError_t reduce_planes(const gemm_args *p, const float *partial, int p
 }
 
 /* Step 12's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges. */
-template <typename T, int BN, int WG, bool SWAP = false>
+template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1>
 static cudaError_t launch_tma(gemm_args *p, int splits) {
     using ring = tiling<BN, WG, SWAP>;
+    auto *const kernel = gemm_kernel<T, BN, WG, SWAP, PAIR>;
     const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    cudaLaunchAttribute pair_attr;
+    pair_attr.id = cudaLaunchAttributeClusterDimension;
+    pair_attr.val.clusterDim = {PAIR, 1, 1};
+    cudaLaunchConfig_t config = {};
+    config.blockDim = ring::THREADS;
+    config.dynamicSmemBytes = ring::SMEM;
+    config.attrs = &pair_attr;
+    config.numAttrs = PAIR > 1;
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
      * launches (one pair per instantiation: A's box is the same, B's is 64 columns wide). */
     static CUtensorMap map_a, map_b;
     static gemm_args made = {0};
+    static int clusters = 0; /* how many clusters of PAIR blocks fit on the GPU at once */
     if (made.a != p->a || made.b != p->b || made.m != p->m || made.n != p->n || made.k != p->k ||
         made.dtype != p->dtype) {
-        /* A's box: BK x BM rows, or (swapped, A is the B operand) BK x BN rows */
-        cudaError_t err = make_map(&map_a, p->a, p->m, p->k, BK, SWAP ? BN : ring::BM, type);
+        /* A's box: BK x BM / PAIR rows (each block of a pair loads its share), or (swapped, A is
+         * the B operand) BK x BN rows */
+        cudaError_t err = make_map(&map_a, p->a, p->m, p->k, BK, SWAP ? BN : ring::BM / PAIR, type);
         if (err == cudaSuccess) err = make_map(&map_b, p->b, p->k, p->n, 64, BK, type);
         if (err != cudaSuccess) return err;
-        err = cudaFuncSetAttribute(gemm_kernel<T, BN, WG, SWAP>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, ring::SMEM);
+        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ring::SMEM);
         if (err != cudaSuccess) return err;
+        clusters = sm_count();
+        if (PAIR > 1) {
+            config.gridDim = PAIR * sm_count();
+            err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+            if (err != cudaSuccess) return err;
+        }
         made = *p;
     }
     float *partial = NULL;
     if (splits > 1 && !(partial = workspace((size_t)splits * p->m * p->n)))
         return cudaErrorMemoryAllocation;
-    /* Persistent: one block per SM (fewer when there are fewer units). */
+    /* Persistent: one block per SM (fewer when there are fewer units); a unit is PAIR tiles. */
     const int units = SWAP ? ceil_div(p->n, ring::BM) * ceil_div(p->m, BN) * splits
-                           : ceil_div(p->m, ring::BM) * ceil_div(p->n, BN) * splits;
-    const int grid = units < sm_count() ? units : sm_count();
-    gemm_kernel<T, BN, WG, SWAP><<<grid, ring::THREADS, ring::SMEM>>>(
-        map_a, map_b, p->m, p->n, p->k, p->alpha, p->beta, p->c, splits, partial);
-    if (splits == 1) return cudaGetLastError();
-    cudaError_t err = cudaGetLastError();
-    return err != cudaSuccess ? err : reduce_planes(p, partial, splits);
+                           : ceil_div(p->m, ring::BM) * ceil_div(ceil_div(p->n, BN), PAIR) * splits;
+    config.gridDim = PAIR * (units < clusters ? units : clusters);
+    cudaError_t err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, p->m, p->n, p->k, p->alpha,
+                                         p->beta, p->c, splits, partial);
+    if (err != cudaSuccess || splits == 1) return err;
+    return reduce_planes(p, partial, splits);
 }
 
 template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
@@ -907,13 +1014,18 @@ template <typename T> static cudaError_t launch_gemv_n(gemm_args *p) {
 /* ---- The dispatcher. ---- */
 typedef struct {
     const char *path;   /* one of PATHS */
-    int bn, wg, splits; /* for the tensor-core paths */
+    int bn, wg, splits; /* for the tensor-core paths: tile width, consumer warpgroups, K ranges */
+    int pair;           /* 2: clusters of two blocks that share the A tile */
+    bool swap;          /* the swapped product C^T = B^T A^T, M in the instruction's N */
     double us;          /* the model's estimate */
 } gemm_plan;
 
+static gemm_plan named(const char *path) { return (gemm_plan){path, 0, 0, 0, 1, false, 0.0}; }
+
 /* The model behind the tensor-core choice, from measurements on an H200 (README.md):
  * - a 128 x BN tile computes at a fraction of the SM's wgmma rate that falls with BN (n256: 1,
- *   n128: 0.88, n64: 0.57, each against cuBLAS at 4096^3; n192 between), 5 TFLOPS per SM at n256;
+ *   n128: 0.88, n64: 0.57, each against cuBLAS at 4096^3; n192 between; 192 x 96: 0.85),
+ *   5 TFLOPS per SM at n256;
  * - A and B come from DRAM at 3 TB/s (cuBLAS's rate at M = 1) once half the SMs stream (64
  *   tiles of 128 x 64 at N = 16 reach it), in proportion to the SMs that have work below that;
  * - split-K writes and reads its planes (at the same rate) and costs a second launch (2 us).
@@ -922,26 +1034,42 @@ typedef struct {
 #define SM_FLOPS 5.0e12
 #define DRAM_BYTES_PER_S 3.0e12
 #define SPLIT_LAUNCH_US 2.0
+/* M of at most SWAP_ROWS: the swapped product, 16 or 32 rows of A in the instruction's N and N in
+ * tiles of 64 rows (at M = 9, 16 and 32 with N = K = 8192: 97-98% of cuBLAS, against 86-91% for
+ * 64-row tiles of which M fills a quarter or less; at M = 64 the two are even). */
+#define SWAP_ROWS 32
 static double wgmma_efficiency(int bn) {
-    return bn == 256 ? 1.0 : bn == 192 ? 0.95 : bn == 128 ? 0.88 : 0.57;
+    return bn == 256 ? 1.0 : bn == 192 ? 0.95 : bn == 128 ? 0.88 : bn == 96 ? 0.77 : 0.57;
+}
+
+static const char *tile_path(int bn, int pair) {
+    if (pair == 2) return bn == 256 ? "pair_n256" : bn == 128 ? "pair_n128" : "pair_n64";
+    return bn == 256   ? "tma_n256"
+           : bn == 192 ? "tma_n192"
+           : bn == 128 ? "tma_n128"
+           : bn == 96  ? "tma_n96"
+                       : "tma_n64";
 }
 
 static gemm_plan tensor_plan(int m, int n, int k, int forced_bn, bool forced_split) {
     const int sms = sm_count(), slices = ceil_div(k, BK);
-    /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. */
-    const int wg = m <= 64 ? 1 : 2, bm = 64 * wg;
+    const bool swap = m <= SWAP_ROWS && !forced_bn;
     const double bytes = 2.0 * ((double)m * k + (double)k * n);
-    gemm_plan best = {NULL, 0, 0, 0, 0.0};
-    for (int bn : {256, 192, 128, 64}) {
-        if (forced_bn && bn != forced_bn) continue;
-        const int tiles = ceil_div(m, bm) * ceil_div(n, bn);
+    gemm_plan best = named(NULL);
+    for (int bn : {256, 192, 128, 96, 64}) {
+        if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
+        /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
+         * wide: three (192 x 96, cuBLAS's tile at 1536^3). Swapped: 64 rows of N per tile. */
+        const int wg = swap ? 1 : bn == 96 ? 3 : m <= 64 ? 1 : 2;
+        const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 : bn;
+        const int tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
         const int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
         for (int splits = forced_split && max_splits > 1 ? 2 : 1; splits <= max_splits; splits++) {
             if (splits > 1 && tiles * (splits - 1) >= sms && !forced_split)
                 break; /* the tiles already fill the SMs */
             const long units = (long)tiles * splits, waves = (units + sms - 1) / sms;
             const double busy = 2 * units < sms ? 2.0 * units / sms : 1.0;
-            const double unit_us = ceil_div(slices, splits) * 2.0 * bm * bn * BK /
+            const double unit_us = ceil_div(slices, splits) * 2.0 * tile_m * tile_n * BK /
                                    (SM_FLOPS * wgmma_efficiency(bn)) * 1e6;
             double us = waves * unit_us;
             const double stream_us = bytes / (DRAM_BYTES_PER_S * busy) * 1e6;
@@ -949,15 +1077,21 @@ static gemm_plan tensor_plan(int m, int n, int k, int forced_bn, bool forced_spl
             if (splits > 1)
                 us += 2.0 * 4 * splits * (double)m * n / DRAM_BYTES_PER_S * 1e6 + SPLIT_LAUNCH_US;
             if (!best.path || us < best.us)
-                best = (gemm_plan){bn == 256   ? "tma_n256"
-                                   : bn == 192 ? "tma_n192"
-                                   : bn == 128 ? "tma_n128"
-                                               : "tma_n64",
-                                   bn, wg, splits, us};
+                best = (gemm_plan){
+                    swap ? "swap" : tile_path(bn, 1), swap ? tile_m : bn, wg, splits, 1, swap, us};
             if (!forced_split && !forced_bn && splits == 1 && tiles >= sms) break;
         }
     }
-    if (best.splits > 1) best.path = "splitk";
+    if (best.splits > 1) {
+        best.path = "splitk";
+    } else if (!swap && !forced_bn && ceil_div(n, best.bn) == 2 && best.bn != 192 &&
+               best.bn != 96) { /* (the widths with a pair kernel: 256, 128 and 64) */
+        /* Two tiles per tile row: a cluster of two blocks covers it and reads its rows of A, the
+         * matrix that dominates the bytes, once (8192 x 256 x 8192, n128: 87% of cuBLAS apart,
+         * 96% as pairs; at 1024^3 and 4096^3, with many tiles per row, pairs gain nothing). */
+        best.pair = 2;
+        best.path = tile_path(best.bn, 2);
+    }
     return best;
 }
 
@@ -965,23 +1099,26 @@ static gemm_plan plan_for(const gemm_args *p) {
     /* TMA needs 16-byte aligned rows (K and N multiples of 8) and 16-byte aligned bases. */
     const bool tma = p->k % 8 == 0 && p->n % 8 == 0 && ((size_t)p->a | (size_t)p->b) % 16 == 0;
     const char *f = p->force_path;
-    const gemm_plan other = {f, 0, 0, 0, 0.0};
-    if (f && (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback"))) return other;
-    if (f && !tma) return (gemm_plan){"fallback", 0, 0, 0, 0.0}; /* no tensor map describes it */
+    if (f && (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback")))
+        return named(f);
+    if (f && !tma) return named("fallback"); /* no tensor map describes it */
     if (f && !strcmp(f, "splitk")) return tensor_plan(p->m, p->n, p->k, 0, true);
-    if (f && !strcmp(f, "swap")) /* M in the instruction's N: 16, 32 or 64 rows of A per tile */
-        return (gemm_plan){f, p->m <= 16 ? 16 : p->m <= 32 ? 32 : 64, 2, 1, 0.0};
-    if (f) { /* tma_n256, tma_n128, tma_n64: that width, one K range */
+    if (f && !strcmp(f, "swap")) { /* M in the instruction's N: 16, 32 or 64 rows of A */
+        const int wg = ceil_div(p->n, 128) >= sm_count() ? 2 : 1; /* N in tiles of 64 WG rows */
+        return (gemm_plan){f, p->m <= 16 ? 16 : p->m <= 32 ? 32 : 64, wg, 1, 1, true, 0.0};
+    }
+    if (f) { /* tma_nW and pair_nW: that width, one K range */
         gemm_plan plan = tensor_plan(p->m, p->n, p->k, atoi(f + strlen("tma_n")), false);
         plan.path = f;
         plan.splits = 1;
+        plan.pair = !strncmp(f, "pair_n", strlen("pair_n")) ? 2 : 1;
         return plan;
     }
     /* Bytes against FLOPs: with N or M of at most 8, an element of the large matrix meets at
      * most 16 FLOPs, and the tensor cores' tiles would be mostly zeros. */
-    if (p->n <= GEMV_ROWS) return (gemm_plan){"gemv_n", 0, 0, 0, 0.0};
-    if (p->m <= GEMV_ROWS) return (gemm_plan){"gemv_m", 0, 0, 0, 0.0};
-    if (!tma) return (gemm_plan){"fallback", 0, 0, 0, 0.0};
+    if (p->n <= GEMV_ROWS) return named("gemv_n");
+    if (p->m <= GEMV_ROWS) return named("gemv_m");
+    if (!tma) return named("fallback");
     return tensor_plan(p->m, p->n, p->k, 0, false);
 }
 
@@ -991,12 +1128,39 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
     if (!strcmp(plan.path, "gemv_m")) return launch_gemv_m<T>(p);
     if (!strcmp(plan.path, "gemv_n")) return launch_gemv_n<T>(p);
     if (!strcmp(plan.path, "fallback")) return launch_fallback<T>(p);
-    if (!strcmp(plan.path, "swap")) {
-        if (plan.bn == 16) return launch_tma<T, 16, 2, true>(p, plan.splits);
-        if (plan.bn == 32) return launch_tma<T, 32, 2, true>(p, plan.splits);
-        return launch_tma<T, 64, 2, true>(p, plan.splits);
-    }
     const int key = plan.bn * 10 + plan.wg;
+    if (plan.swap) {
+        switch (key) {
+        case 161:
+            return launch_tma<T, 16, 1, true>(p, plan.splits);
+        case 321:
+            return launch_tma<T, 32, 1, true>(p, plan.splits);
+        case 641:
+            return launch_tma<T, 64, 1, true>(p, plan.splits);
+        case 162:
+            return launch_tma<T, 16, 2, true>(p, plan.splits);
+        case 322:
+            return launch_tma<T, 32, 2, true>(p, plan.splits);
+        default:
+            return launch_tma<T, 64, 2, true>(p, plan.splits);
+        }
+    }
+    if (plan.pair == 2) {
+        switch (key) {
+        case 2562:
+            return launch_tma<T, 256, 2, false, 2>(p, plan.splits);
+        case 1282:
+            return launch_tma<T, 128, 2, false, 2>(p, plan.splits);
+        case 642:
+            return launch_tma<T, 64, 2, false, 2>(p, plan.splits);
+        case 2561:
+            return launch_tma<T, 256, 1, false, 2>(p, plan.splits);
+        case 1281:
+            return launch_tma<T, 128, 1, false, 2>(p, plan.splits);
+        default:
+            return launch_tma<T, 64, 1, false, 2>(p, plan.splits);
+        }
+    }
     switch (key) {
     case 2562:
         return launch_tma<T, 256, 2>(p, plan.splits);
@@ -1006,6 +1170,8 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
         return launch_tma<T, 192, 1>(p, plan.splits);
     case 1282:
         return launch_tma<T, 128, 2>(p, plan.splits);
+    case 963:
+        return launch_tma<T, 96, 3>(p, plan.splits);
     case 642:
         return launch_tma<T, 64, 2>(p, plan.splits);
     case 2561:

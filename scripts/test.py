@@ -267,12 +267,13 @@ def step_paths(step):
 def expected_path(forced, m, n, k):
     """The path a forced run must report: the one asked for, except where it cannot serve the
     shape. A tensor map needs K and N multiples of 8 (else the fallback); split-K needs at least
-    8 K-slices of 64 (else one K range: the tile path of the width it chose)."""
-    if forced.startswith("tma_") or forced in ("splitk", "swap"):
+    8 K-slices of 64 (else one K range: the tile path it chose)."""
+    if forced.startswith(("tma_", "pair_")) or forced in ("splitk", "swap"):
         if k % 8 or n % 8:
             return ["fallback"]
         if forced == "splitk" and (k + 63) // 64 < 8:
-            return ["tma_n256", "tma_n192", "tma_n128", "tma_n64"]
+            return ["tma_n256", "tma_n192", "tma_n128", "tma_n96", "tma_n64", "pair_n256",
+                    "pair_n128", "pair_n64", "swap"]
     return [forced]
 
 
