@@ -99,6 +99,13 @@ def cli_tests(have_gpu):
                   and lines[1].startswith("usage: ") and not p.stdout)
             record(ok, f"{step}: '{' '.join(args)}' exits 2 with a one-line message and the usage",
                    f"rc {p.returncode}, stderr '{tail(p.stderr, 2)}'")
+        p = run([exe, "--help"], timeout=60)
+        listed = re.search(r"Paths of this step \(--path\): (.*)", p.stdout + p.stderr)
+        listed = listed.group(1).split() if listed else []
+        if listed or step_paths(step):
+            record(listed == step_paths(step),
+                   f"{step}: the paths the tests force ({len(step_paths(step))}) are those --help lists",
+                   f"tests: {step_paths(step)}, --help: {listed}")
         if not have_gpu:
             p = run([exe, "64"], timeout=60)
             ok = p.returncode == 1 and "CUDA device" in p.stderr and len(p.stderr.strip().splitlines()) == 1
@@ -260,8 +267,8 @@ def gpu_present():
 
 def step_paths(step):
     """The code paths a step can be forced to take (#define PATHS "a b c"), or []."""
-    m = re.search(r'#define PATHS "([^"]*)"', open(os.path.join(step, "gemm.cu")).read())
-    return m.group(1).split() if m else []
+    m = re.search(r'#define PATHS((?:\s|\\\n|"[^"]*")*)', open(os.path.join(step, "gemm.cu")).read())
+    return "".join(re.findall(r'"([^"]*)"', m.group(1))).split() if m else []
 
 
 def expected_path(forced, m, n, k):
