@@ -200,8 +200,9 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
 /* D(64 x 256) += A(64 x 16) * B(16 x 256), one macro for both input types (TYPE: f16 or bf16).
  * After the 128 accumulator registers and the two descriptors come: scale-d (predicate p, from
  * the constant 1: D = A B + D; 0 would drop D), imm-scale-a and imm-scale-b (1: no negation),
- * imm-trans-a (0: A is K-major), imm-trans-b (1: B is MN-major, read transposed). */
-#define WGMMA_M64N256K16(TYPE, d, desc_a, desc_b)                                                  \
+ * imm-trans-a and imm-trans-b, TA and TB: 0, 1 for step 12's product (A K-major, B MN-major and
+ * read transposed), 1, 0 for the swapped one (its A, a tile of B, MN-major; its B K-major). */
+#define WGMMA_M64N256K16(TYPE, d, desc_a, desc_b, TA, TB)                                          \
     asm volatile(                                                                                  \
         "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                              \
         "wgmma.mma_async.sync.aligned.m64n256k16.f32." #TYPE "." #TYPE " "                         \
@@ -214,7 +215,7 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
         "%103, "                                                                                   \
         "%104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, "     \
         "%118, %119, %120, %121, %122, %123, %124, %125, %126, %127} "                             \
-        ", %128, %129, p, 1, 1, 0, 1;\n}\n"                                                        \
+        ", %128, %129, p, 1, 1, %131, %132;\n}\n"                                                  \
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
           "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
           "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
@@ -236,12 +237,12 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
           "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),      \
           "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),      \
           "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])       \
-        : "l"(desc_a), "l"(desc_b), "r"(1))
+        : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
 
 /* D(64 x 192), D(64 x 128), D(64 x 96) and D(64 x 64): the same instruction with N = 192 (96
  * accumulator registers), 128 (64), 96 (48) and 64 (32); the operands after the accumulators are
  * as for n256. */
-#define WGMMA_M64N192K16(TYPE, d, desc_a, desc_b)                                                  \
+#define WGMMA_M64N192K16(TYPE, d, desc_a, desc_b, TA, TB)                                          \
     asm volatile(                                                                                  \
         "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                               \
         "wgmma.mma_async.sync.aligned.m64n192k16.f32." #TYPE "." #TYPE " "                         \
@@ -251,7 +252,7 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
         "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, "    \
         "%69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "    \
         "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95} "                                       \
-        ", %96, %97, p, 1, 1, 0, 1;\n}\n"                                                          \
+        ", %96, %97, p, 1, 1, %99, %100;\n}\n"                                                     \
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
           "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
           "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
@@ -268,9 +269,9 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
           "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]),            \
           "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),            \
           "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])                                       \
-        : "l"(desc_a), "l"(desc_b), "r"(1))
+        : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
 
-#define WGMMA_M64N128K16(TYPE, d, desc_a, desc_b)                                                  \
+#define WGMMA_M64N128K16(TYPE, d, desc_a, desc_b, TA, TB)                                          \
     asm volatile(                                                                                  \
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                               \
         "wgmma.mma_async.sync.aligned.m64n128k16.f32." #TYPE "." #TYPE " "                         \
@@ -278,7 +279,7 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
         "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, "    \
         "%35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, "    \
         "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63} "                             \
-        ", %64, %65, p, 1, 1, 0, 1;\n}\n"                                                          \
+        ", %64, %65, p, 1, 1, %67, %68;\n}\n"                                                      \
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
           "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
           "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
@@ -290,16 +291,16 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
           "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),            \
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),            \
           "+f"(d[62]), "+f"(d[63])                                                                 \
-        : "l"(desc_a), "l"(desc_b), "r"(1))
+        : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
 
-#define WGMMA_M64N96K16(TYPE, d, desc_a, desc_b)                                                   \
+#define WGMMA_M64N96K16(TYPE, d, desc_a, desc_b, TA, TB)                                           \
     asm volatile(                                                                                  \
         "{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"                                               \
         "wgmma.mma_async.sync.aligned.m64n96k16.f32." #TYPE "." #TYPE " "                          \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "   \
         "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "    \
         "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47} "                             \
-        ", %48, %49, p, 1, 1, 0, 1;\n}\n"                                                          \
+        ", %48, %49, p, 1, 1, %51, %52;\n}\n"                                                      \
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
           "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
           "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
@@ -308,108 +309,82 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
           "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),            \
           "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),            \
           "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])                                       \
-        : "l"(desc_a), "l"(desc_b), "r"(1))
+        : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
 
-#define WGMMA_M64N64K16(TYPE, d, desc_a, desc_b)                                                   \
+#define WGMMA_M64N64K16(TYPE, d, desc_a, desc_b, TA, TB)                                           \
     asm volatile(                                                                                  \
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                               \
         "wgmma.mma_async.sync.aligned.m64n64k16.f32." #TYPE "." #TYPE " "                          \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "        \
         "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31} "                   \
-        ", %32, %33, p, 1, 1, 0, 1;\n}\n"                                                          \
+        ", %32, %33, p, 1, 1, %35, %36;\n}\n"                                                      \
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
           "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
           "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
           "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
           "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])             \
-        : "l"(desc_a), "l"(desc_b), "r"(1))
+        : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
 
-/* The swapped product's instruction: imm-trans-a 1 (A, a tile of B, is MN-major), imm-trans-b 0
- * (B, a tile of A, is K-major); N = 64, 32 or 16 rows of A. */
-#define WGMMA_SWAPPED_M64N64K16(TYPE, d, desc_a, desc_b)                                           \
-    asm volatile(                                                                                  \
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                               \
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32." #TYPE "." #TYPE " "                          \
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "        \
-        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31} "                   \
-        ", %32, %33, p, 1, 1, 1, 0;\n}\n"                                                          \
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])             \
-        : "l"(desc_a), "l"(desc_b), "r"(1))
-
-#define WGMMA_SWAPPED_M64N32K16(TYPE, d, desc_a, desc_b)                                           \
+/* D(64 x 32) and D(64 x 16), for the swapped product: 32 or 16 rows of A as the instruction's N. */
+#define WGMMA_M64N32K16(TYPE, d, desc_a, desc_b, TA, TB)                                           \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                      \
                  "wgmma.mma_async.sync.aligned.m64n32k16.f32." #TYPE "." #TYPE " "                 \
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15} "         \
-                 ", %16, %17, p, 1, 1, 1, 0;\n}\n"                                                 \
+                 ", %16, %17, p, 1, 1, %19, %20;\n}\n"                                             \
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),         \
                    "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),       \
                    "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])                              \
-                 : "l"(desc_a), "l"(desc_b), "r"(1))
+                 : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
 
-#define WGMMA_SWAPPED_M64N16K16(TYPE, d, desc_a, desc_b)                                           \
+#define WGMMA_M64N16K16(TYPE, d, desc_a, desc_b, TA, TB)                                           \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"                                      \
                  "wgmma.mma_async.sync.aligned.m64n16k16.f32." #TYPE "." #TYPE " "                 \
                  "{%0, %1, %2, %3, %4, %5, %6, %7} "                                               \
-                 ", %8, %9, p, 1, 1, 1, 0;\n}\n"                                                   \
+                 ", %8, %9, p, 1, 1, %11, %12;\n}\n"                                               \
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),         \
                    "+f"(d[6]), "+f"(d[7])                                                          \
-                 : "l"(desc_a), "l"(desc_b), "r"(1))
+                 : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
 
-template <typename T, int BN>
-static __device__ __forceinline__ void wgmma_tile_swapped(float d[BN / 2], uint64_t desc_a,
-                                                          uint64_t desc_b) {
-    constexpr bool f16 = std::is_same_v<T, __half>;
-    if constexpr (BN == 64) {
-        if constexpr (f16)
-            WGMMA_SWAPPED_M64N64K16(f16, d, desc_a, desc_b);
-        else
-            WGMMA_SWAPPED_M64N64K16(bf16, d, desc_a, desc_b);
-    } else if constexpr (BN == 32) {
-        if constexpr (f16)
-            WGMMA_SWAPPED_M64N32K16(f16, d, desc_a, desc_b);
-        else
-            WGMMA_SWAPPED_M64N32K16(bf16, d, desc_a, desc_b);
-    } else {
-        if constexpr (f16)
-            WGMMA_SWAPPED_M64N16K16(f16, d, desc_a, desc_b);
-        else
-            WGMMA_SWAPPED_M64N16K16(bf16, d, desc_a, desc_b);
-    }
-}
-
-template <typename T, int BN>
+template <typename T, int BN, bool SWAP>
 static __device__ __forceinline__ void wgmma_tile(float d[BN / 2], uint64_t desc_a,
                                                   uint64_t desc_b) {
+    constexpr int TA = SWAP ? 1 : 0, TB = SWAP ? 0 : 1;
     constexpr bool f16 = std::is_same_v<T, __half>;
     if constexpr (BN == 256) {
         if constexpr (f16)
-            WGMMA_M64N256K16(f16, d, desc_a, desc_b);
+            WGMMA_M64N256K16(f16, d, desc_a, desc_b, TA, TB);
         else
-            WGMMA_M64N256K16(bf16, d, desc_a, desc_b);
+            WGMMA_M64N256K16(bf16, d, desc_a, desc_b, TA, TB);
     } else if constexpr (BN == 192) {
         if constexpr (f16)
-            WGMMA_M64N192K16(f16, d, desc_a, desc_b);
+            WGMMA_M64N192K16(f16, d, desc_a, desc_b, TA, TB);
         else
-            WGMMA_M64N192K16(bf16, d, desc_a, desc_b);
+            WGMMA_M64N192K16(bf16, d, desc_a, desc_b, TA, TB);
     } else if constexpr (BN == 128) {
         if constexpr (f16)
-            WGMMA_M64N128K16(f16, d, desc_a, desc_b);
+            WGMMA_M64N128K16(f16, d, desc_a, desc_b, TA, TB);
         else
-            WGMMA_M64N128K16(bf16, d, desc_a, desc_b);
+            WGMMA_M64N128K16(bf16, d, desc_a, desc_b, TA, TB);
     } else if constexpr (BN == 96) {
         if constexpr (f16)
-            WGMMA_M64N96K16(f16, d, desc_a, desc_b);
+            WGMMA_M64N96K16(f16, d, desc_a, desc_b, TA, TB);
         else
-            WGMMA_M64N96K16(bf16, d, desc_a, desc_b);
+            WGMMA_M64N96K16(bf16, d, desc_a, desc_b, TA, TB);
+    } else if constexpr (BN == 64) {
+        if constexpr (f16)
+            WGMMA_M64N64K16(f16, d, desc_a, desc_b, TA, TB);
+        else
+            WGMMA_M64N64K16(bf16, d, desc_a, desc_b, TA, TB);
+    } else if constexpr (BN == 32) {
+        if constexpr (f16)
+            WGMMA_M64N32K16(f16, d, desc_a, desc_b, TA, TB);
+        else
+            WGMMA_M64N32K16(bf16, d, desc_a, desc_b, TA, TB);
     } else {
         if constexpr (f16)
-            WGMMA_M64N64K16(f16, d, desc_a, desc_b);
+            WGMMA_M64N16K16(f16, d, desc_a, desc_b, TA, TB);
         else
-            WGMMA_M64N64K16(bf16, d, desc_a, desc_b);
+            WGMMA_M64N16K16(bf16, d, desc_a, desc_b, TA, TB);
     }
 }
 
@@ -579,14 +554,13 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 #pragma unroll
             for (int kk = 0; kk < BK / WGMMA_K; kk++)
                 if constexpr (SWAP) /* the same two layouts, the operands' roles exchanged */
-                    wgmma_tile_swapped<T, BN>(acc,
-                                              sw128_desc(a + kk * WGMMA_K * 64, BK * 128, 1024),
-                                              sw128_desc(b + kk * WGMMA_K, 16, 1024));
+                    wgmma_tile<T, BN, true>(acc, sw128_desc(a + kk * WGMMA_K * 64, BK * 128, 1024),
+                                            sw128_desc(b + kk * WGMMA_K, 16, 1024));
                 else
                     /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16 k-rows
                      * (2 KB) further. */
-                    wgmma_tile<T, BN>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
-                                      sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
+                    wgmma_tile<T, BN, false>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
+                                             sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
             wgmma_commit();
             /* One slice's wgmmas stay in flight; the previous slice's are done after this. */
             wgmma_wait<1>();
