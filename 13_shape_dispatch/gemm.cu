@@ -447,11 +447,12 @@ template <int PAIR> static __device__ __forceinline__ void release(uint64_t *bar
         for (uint32_t cta = 0; cta < PAIR; cta++) mbar_arrive_in(bar, cta);
 }
 
-/* Step 12's kernel, BN wide, over units of work: unit u is tile u % tiles and K range u / tiles
- * of `splits` (slices [split * slices / splits, (split + 1) * slices / splits), never empty
- * since splits <= slices). With splits == 1 a unit is a tile and C is written as in step 12; with
- * more, each unit writes its raw FP32 sums to its own M x N plane of `partial`, and
- * splitk_reduce adds the planes and applies alpha and beta. */
+/* Step 12's kernel, BM x BN, over units of work: unit u is tile u % tiles (with PAIR = 2, a pair
+ * of tiles, one per block of the cluster) and K range u / tiles of `splits` (slices
+ * [split * slices / splits, (split + 1) * slices / splits), never empty since splits <= slices).
+ * With splits == 1 a unit is a tile and C is written as in step 12; with more, each unit writes
+ * its raw FP32 sums to its own M x N plane of `partial`, and splitk_reduce adds the planes and
+ * applies alpha and beta. SWAP: the same on C^T = B^T A^T (tiles of BM columns of C by BN rows). */
 template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1>
 __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a,
@@ -889,7 +890,7 @@ static cudaError_t reduce_planes(const gemm_args *p, const float *partial, int p
     return cudaGetLastError();
 }
 
-/* Step 12's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges. */
+/* Step 12's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges, swapped or in pairs. */
 template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1>
 static cudaError_t launch_tma(gemm_args *p, int splits) {
     using ring = tiling<BN, WG, SWAP>;
