@@ -271,16 +271,20 @@ def step_paths(step):
     return "".join(re.findall(r'"([^"]*)"', m.group(1))).split() if m else []
 
 
-def expected_path(forced, m, n, k):
+def tile_path(path):
+    """A path of one tensor-core kernel over tiles (every one of them needs a tensor map)."""
+    return path.startswith(("tma_", "pair_")) or path == "swap"
+
+
+def expected_path(forced, m, n, k, paths):
     """The path a forced run must report: the one asked for, except where it cannot serve the
     shape. A tensor map needs K and N multiples of 8 (else the fallback); split-K needs at least
-    8 K-slices of 64 (else one K range: the tile path it chose)."""
-    if forced.startswith(("tma_", "pair_")) or forced in ("splitk", "swap"):
+    8 K-slices of 64 (else one K range: any of the step's tile paths)."""
+    if tile_path(forced) or forced == "splitk":
         if k % 8 or n % 8:
             return ["fallback"]
         if forced == "splitk" and (k + 63) // 64 < 8:
-            return ["tma_n256", "tma_n192", "tma_n128", "tma_n96", "tma_n64", "pair_n256",
-                    "pair_n128", "pair_n64", "swap"]
+            return [p for p in paths if tile_path(p)]
     return [forced]
 
 
@@ -289,14 +293,15 @@ def path_tests(step, exe):
     dtypes, beta 0 with C poisoned and beta != 0), each row reporting the path it took; and
     compute-sanitizer memcheck and racecheck on each path."""
     shapes = [tuple(map(int, s.split("x"))) for s in SHAPES.split(",")]
-    for path in step_paths(step):
+    paths = step_paths(step)
+    for path in paths:
         for dtype in stepinfo.step_dtypes(ROOT, step):
             for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
                                 ("alpha = -1.5, beta = 0.75", ["--alpha", "-1.5", "--beta", "0.75"])):
                 p = run([exe, "--shapes", SHAPES, "--reps", "0", "--dtype", dtype, "--csv", "--path", path] + scal)
                 rows = [l.split(",") for l in p.stdout.splitlines()[1:] if l.strip()]
                 wrong = [f"{r[2]}x{r[3]}x{r[4]}: {r[5]}" for r, s in zip(rows, shapes)
-                         if r[5] not in expected_path(path, *s)]
+                         if r[5] not in expected_path(path, *s, paths)]
                 record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
                        f"{step}: {dtype}: --path {path}: every shape of the list verifies and takes that path, {label}",
                        tail(p.stderr) + (f" paths: {wrong[:4]}" if wrong else "") + f" ({len(rows)} rows)")
