@@ -39,7 +39,7 @@ static_assert(THREADS % BN == 0 && BK % (THREADS / BN) == 0,
 /* An SM of compute capability 12.x holds 1536 threads, and there ptxas aims at 3 blocks of 256
  * (80 registers) and spills; asking for 2 leaves it 128. Elsewhere the hint is left out: on sm_90
  * the same minimum makes different code that runs slower. */
-#if __CUDA_ARCH__ >= 1200
+#if __CUDA_ARCH__ / 100 == 12 /* compute capability 12.x */
 #define KERNEL_BOUNDS __launch_bounds__(THREADS, 2)
 #else
 #define KERNEL_BOUNDS __launch_bounds__(THREADS)
