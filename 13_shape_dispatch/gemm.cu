@@ -42,6 +42,7 @@
     "BM=192|128|64 BN=256|192|128|96|64 BK=" GEMM_STR(BK) " RING=" GEMM_STR(                       \
         RING_KB) "KB GROUP_M=" GEMM_STR(GROUP_M) " GEMV_ROWS=" GEMM_STR(GEMV_ROWS)
 #define WGMMA_K 16
+#define OUT_COLS 32 /* one 128-byte swizzle row of FP32: the width of an epilogue chunk */
 #define PATHS                                                                                      \
     "tma_n256 tma_n192 tma_n128 tma_n96 tma_n64 pair_n256 pair_n128 pair_n64 splitk swap gemv_m "  \
     "gemv_n fallback"
@@ -63,8 +64,16 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     static constexpr int B_TILE_BYTES = SWAP ? BK * BN * 2 : BK * B_ATOMS * 64 * 2;
     static constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
     static constexpr int STAGES = RING_BYTES / STAGE_BYTES;
-    /* tiles, 2 mbarriers per stage, alignment slack */
-    static constexpr int SMEM = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
+    /* The epilogue's buffers: per consumer warpgroup, OUT_STAGES chunks of 64 rows x OUT_COLS of
+     * C, as many as the shared memory beside the ring holds, up to a whole tile (the swapped
+     * product stores from registers). */
+    static constexpr int CHUNK_BYTES = 64 * OUT_COLS * 4;
+    static constexpr int SPARE_BYTES = 227 * 1024 - STAGES * STAGE_BYTES - 2 * STAGES * 8 - 1024;
+    static constexpr int OUT_STAGES =
+        SWAP ? 0 : std::min(BN / OUT_COLS, SPARE_BYTES / (WG * CHUNK_BYTES));
+    static constexpr int OUT_BYTES = WG * OUT_STAGES * CHUNK_BYTES;
+    /* tiles, C's buffer, 2 mbarriers per stage, alignment slack */
+    static constexpr int SMEM = STAGES * STAGE_BYTES + OUT_BYTES + 2 * STAGES * 8 + 1024;
     static_assert(SWAP ? BN == 64 || BN == 32 || BN == 16
                        : BN == 256 || BN == 192 || BN == 128 || BN == 96 || BN == 64,
                   "wgmma N of 256, 192, 128, 96 or 64; swapped: 64, 32 or 16 rows of A (a wrapper "
@@ -75,6 +84,8 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     static_assert(STAGE_BYTES < (1 << 20),
                   "an mbarrier's transaction count holds less than 2^20 bytes per phase");
     static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
+    static_assert(SWAP || (OUT_STAGES >= 1 && BN % OUT_COLS == 0),
+                  "C leaves in whole chunks of OUT_COLS columns, through at least one buffer");
     static_assert(SMEM <= 227 * 1024,
                   "the ring must fit sm_90's 227 KB of shared memory per block");
     static_assert(WG >= 1 && WG <= 3, "one to three consumer warpgroups (64 to 192 rows)");
@@ -87,7 +98,7 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     static_assert(std::min(255, 65536 / THREADS) / 8 * 8 <= CONSUMER_REGISTERS,
                   "the consumers' count is at least what ptxas may have allocated");
 };
-#define SMEM_BYTES (tiling<16, 1, true>::SMEM) /* the largest: 20 stages of 10 KB, 40 barriers */
+#define SMEM_BYTES (tiling<64, 2>::SMEM) /* the largest: 8 stages of 24 KB, 32 KB for C */
 static_assert(SMEM_BYTES <= 227 * 1024, "the ring must fit sm_90's 227 KB of shared memory");
 
 static_assert(BK * 2 == 128,
@@ -154,6 +165,32 @@ static __device__ __forceinline__ void tma_load_multicast(void *dst, const CUten
                  "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar)),
                  "h"(cta_mask)
                  : "memory");
+}
+/* The other way: the box at (x, y) of the tensor map from shared memory at src (elements past the
+ * tensor's edge are not written). The copies a thread issues form bulk groups: commit_group closes
+ * one, and wait_read<N> returns once all but the N newest have finished reading shared memory. */
+static __device__ __forceinline__ void tma_store(const CUtensorMap *map, const void *src, int x,
+                                                 int y) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+            reinterpret_cast<uint64_t>(map)),
+        "r"(x), "r"(y), "r"(smem_u32(src))
+        : "memory");
+}
+static __device__ __forceinline__ void bulk_commit() {
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+template <int N> static __device__ __forceinline__ void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+/* Orders this thread's ordinary shared-memory writes before later reads by the async proxy (TMA).
+ */
+static __device__ __forceinline__ void fence_async_shared() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+/* The 128 threads of consumer warpgroup `consumer` meet (barrier 0 is __syncthreads's). */
+static __device__ __forceinline__ void warpgroup_sync(int consumer) {
+    asm volatile("bar.sync %0, 128;" ::"r"(consumer + 1) : "memory");
 }
 static __device__ __forceinline__ uint32_t cluster_rank() {
     uint32_t rank;
@@ -397,21 +434,19 @@ template <int STAGES> static __device__ __forceinline__ ring_pos advance(ring_po
     return p.stage + 1 == STAGES ? ring_pos{0, p.phase ^ 1u} : ring_pos{p.stage + 1, p.phase};
 }
 
-/* C(row, col), C(row, col + 1) = alpha * acc + beta * C inside the matrix (step 09's store4, two
- * wide). */
-static __device__ void store2(float *C, int M, int N, int row, int col, float acc0, float acc1,
-                              float alpha, float beta) {
+/* P(row, col), P(row, col + 1) = acc inside the M x N plane P (a split's partial sums; N is a
+ * multiple of 8 on this path). */
+static __device__ __forceinline__ void store2(float *P, int M, int N, int row, int col, float acc0,
+                                              float acc1) {
+    if (row < M && col < N) *reinterpret_cast<float2 *>(&P[(size_t)row * N + col]) = {acc0, acc1};
+}
+
+/* v += beta * (C(row, col), C(row, col + 1)), the elements inside the matrix. */
+static __device__ __forceinline__ void add_beta_c(const float *C, int M, int N, int row, int col,
+                                                  float beta, float2 &v) {
     if (row >= M) return;
-    float *c = &C[(size_t)row * N + col];
-    if (N % 2 == 0 && col + 1 < N) {
-        const float2 old = beta != 0.0f ? *reinterpret_cast<float2 *>(c) : make_float2(0.0f, 0.0f);
-        *reinterpret_cast<float2 *>(c) =
-            make_float2(alpha * acc0 + beta * old.x, alpha * acc1 + beta * old.y);
-        return;
-    }
-    const float v[2] = {acc0, acc1};
-    for (int e = 0; e < 2; e++)
-        if (col + e < N) c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
+    if (col < N) v.x += beta * C[(size_t)row * N + col];
+    if (col + 1 < N) v.y += beta * C[(size_t)row * N + col + 1];
 }
 
 /* C(row, col) = alpha * acc + beta * C inside the matrix (the swapped product's transposed
@@ -438,13 +473,15 @@ static __device__ __forceinline__ int2 unit_tile(int t, int tiles_m, int unit_co
     return make_int2(unit.x, unit.y * PAIR + rank);
 }
 
-/* A consumer is done with a stage: one arrival on its empty barrier in every block of the pair
- * (each block's producer refills the A rows of both). */
+/* A consumer warpgroup is done with a stage: one arrival on its empty barrier in every block of
+ * the pair (each block's producer refills the A rows of both). Lane `cta` of the first warp arrives
+ * in block `cta`, the arrivals one instruction. */
 template <int PAIR> static __device__ __forceinline__ void release(uint64_t *bar) {
+    if (threadIdx.x % 128 >= PAIR) return;
     if constexpr (PAIR == 1)
         mbar_arrive(bar);
     else
-        for (uint32_t cta = 0; cta < PAIR; cta++) mbar_arrive_in(bar, cta);
+        mbar_arrive_in(bar, threadIdx.x % 128);
 }
 
 /* Step 12's kernel, BM x BN, over units of work: unit u is tile u % tiles (with PAIR = 2, a pair
@@ -456,7 +493,8 @@ template <int PAIR> static __device__ __forceinline__ void release(uint64_t *bar
 template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1>
 __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a,
-                const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha,
+                const __grid_constant__ CUtensorMap map_b,
+                const __grid_constant__ CUtensorMap map_c, int M, int N, int K, float alpha,
                 float beta, float *C, int splits, float *partial) {
     using ring = tiling<BN, WG, SWAP>;
     constexpr int STAGES = ring::STAGES, BM = ring::BM, B_TILE = ring::B_TILE_BYTES / 2;
@@ -468,7 +506,9 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     T *const a_tiles = reinterpret_cast<T *>(smem); /* [STAGES][BM][BK], swizzled */
     T *const b_tiles = reinterpret_cast<T *>(
         smem + STAGES * ring::A_TILE_BYTES); /* [STAGES][B_ATOMS][BK][64], swizzled */
-    uint64_t *const full = reinterpret_cast<uint64_t *>(smem + STAGES * ring::STAGE_BYTES);
+    /* [WG][64][OUT_COLS] FP32, swizzled: C on its way out */
+    unsigned char *const out_tiles = smem + STAGES * ring::STAGE_BYTES;
+    uint64_t *const full = reinterpret_cast<uint64_t *>(out_tiles + ring::OUT_BYTES);
     uint64_t *const empty = full + STAGES;
 
     static_assert(PAIR == 1 || (PAIR == 2 && !SWAP), "pairs of blocks share the A tile");
@@ -566,24 +606,24 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
             /* One slice's wgmmas stay in flight; the previous slice's are done after this. */
             wgmma_wait<1>();
             fence_registers(acc, BN / 2);
-            if (slice > first && threadIdx.x % 128 == 0) release<PAIR>(&empty[prev.stage]);
+            if (slice > first) release<PAIR>(&empty[prev.stage]);
             prev = pos;
             pos = advance<STAGES>(pos);
         }
         wgmma_wait<0>();
         fence_registers(acc, BN / 2);
-        if (threadIdx.x % 128 == 0) release<PAIR>(&empty[prev.stage]); /* the unit's last stage */
+        release<PAIR>(&empty[prev.stage]); /* the unit's last stage */
 
-        /* Step 11's epilogue, while the producer already fills the ring for the next unit. The
+        /* The epilogue, while the producer already fills the ring for the next unit. The
          * accumulator layout of wgmma m64nN: warp w of the warpgroup holds rows 16 w .. 16 w + 15;
          * for each 8-column block j, lane (g = lane / 4, t = lane % 4) holds rows g and g + 8,
-         * columns 8 j + 2 t and + 1: acc[4 j .. 4 j + 3]. A split writes its plane of partial
-         * sums unscaled (alpha 1, beta 0: exact). */
-        float *const out = splits == 1 ? C : partial + (size_t)split * M * N;
-        const float out_alpha = splits == 1 ? alpha : 1.0f, out_beta = splits == 1 ? beta : 0.0f;
+         * columns 8 j + 2 t and + 1: acc[4 j .. 4 j + 3]. */
         const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
-        const int row = tile.x * BM + consumer * 64 + warp * 16 + lane / 4;
+        const int first_row = tile.x * BM + consumer * 64, row = first_row + warp * 16 + lane / 4;
         if constexpr (SWAP) { /* acc holds C^T: its rows are columns n of C, its columns rows m */
+            float *const out = splits == 1 ? C : partial + (size_t)split * M * N;
+            const float out_alpha = splits == 1 ? alpha : 1.0f;
+            const float out_beta = splits == 1 ? beta : 0.0f;
 #pragma unroll
             for (int j = 0; j < BN / 8; j++) {
                 const int m = tile.y * BN + 8 * j + lane % 4 * 2;
@@ -592,16 +632,61 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
                 store1(out, M, N, m, row + 8, acc[4 * j + 2], out_alpha, out_beta);
                 store1(out, M, N, m + 1, row + 8, acc[4 * j + 3], out_alpha, out_beta);
             }
-        } else {
+        } else if (splits > 1) { /* raw FP32 sums to this split's plane (alpha 1, beta 0: exact) */
+            float *const out = partial + (size_t)split * M * N;
 #pragma unroll
             for (int j = 0; j < BN / 8; j++) {
                 const int col = tile.y * BN + 8 * j + lane % 4 * 2;
-                store2(out, M, N, row, col, acc[4 * j], acc[4 * j + 1], out_alpha, out_beta);
-                store2(out, M, N, row + 8, col, acc[4 * j + 2], acc[4 * j + 3], out_alpha,
-                       out_beta);
+                store2(out, M, N, row, col, acc[4 * j], acc[4 * j + 1]);
+                store2(out, M, N, row + 8, col, acc[4 * j + 2], acc[4 * j + 3]);
+            }
+        } else if (first_row < M) {
+            /* C leaves through shared memory, OUT_COLS columns of the warpgroup's 64 rows at a
+             * time, each chunk one TMA store of full 128-byte lines: written straight from the
+             * registers, every warp instruction would address 8 rows of 32 bytes. */
+            constexpr int OUT_STAGES = ring::OUT_STAGES;
+#pragma unroll
+            for (int chunk = 0; chunk < BN / OUT_COLS; chunk++) {
+                unsigned char *const buf =
+                    out_tiles + (consumer * OUT_STAGES + chunk % OUT_STAGES) * ring::CHUNK_BYTES;
+                /* The store that last read buf has finished reading it: the previous unit's (long
+                 * done, the main loop lay between) or this unit's, OUT_STAGES chunks back. */
+                if (chunk == 0 || chunk >= OUT_STAGES) {
+                    if (threadIdx.x % 128 == 0) {
+                        if (chunk == 0)
+                            bulk_wait_read<0>();
+                        else
+                            bulk_wait_read<OUT_STAGES - 1>();
+                    }
+                    warpgroup_sync(consumer);
+                }
+#pragma unroll
+                for (int jj = 0; jj < OUT_COLS / 8; jj++) {
+                    const int j = chunk * OUT_COLS / 8 + jj, c = 8 * jj + lane % 4 * 2;
+#pragma unroll
+                    for (int h = 0; h < 2; h++) { /* rows g and g + 8 */
+                        const int r = warp * 16 + lane / 4 + 8 * h;
+                        float2 v =
+                            make_float2(alpha * acc[4 * j + 2 * h], alpha * acc[4 * j + 2 * h + 1]);
+                        if (beta != 0.0f)
+                            add_beta_c(C, M, N, row + 8 * h, tile.y * BN + chunk * OUT_COLS + c,
+                                       beta, v);
+                        /* 128-byte swizzle: 16-byte chunk q of row r lies at q ^ (r % 8) */
+                        *reinterpret_cast<float2 *>(buf + r * 128 + ((c / 4) ^ (r % 8)) * 16 +
+                                                    c % 4 * 4) = v;
+                    }
+                }
+                fence_async_shared(); /* the writes above, before the TMA engine reads them */
+                warpgroup_sync(consumer);
+                if (threadIdx.x % 128 == 0) {
+                    tma_store(&map_c, buf, tile.y * BN + chunk * OUT_COLS, first_row);
+                    bulk_commit();
+                }
             }
         }
     }
+    /* shared memory must outlive the stores' reads of it */
+    if (threadIdx.x % 128 == 0) bulk_wait_read<0>();
     /* The other block of the pair may still arrive on this one's barriers: stay until it is done */
     if constexpr (PAIR > 1) cluster_sync();
 }
@@ -836,7 +921,7 @@ __global__ void __launch_bounds__(1024)
 /* A tensor map of a row-major rows x cols matrix of 16-bit elements, box box_cols x box_rows,
  * 128-byte swizzle; elements outside the matrix arrive as zeros. */
 static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int cols, int box_cols,
-                            int box_rows, CUtensorMapDataType type) {
+                            int box_rows, CUtensorMapDataType type, int element_bytes = 2) {
     static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
     if (!encode) {
         cudaDriverEntryPointQueryResult found;
@@ -846,8 +931,8 @@ static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int co
             return err != cudaSuccess ? err : cudaErrorNotSupported;
     }
     const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-    const cuuint64_t strides[1] = {(cuuint64_t)cols *
-                                   2}; /* bytes from one row to the next: a multiple of 16 */
+    /* bytes from one row to the next: a multiple of 16 */
+    const cuuint64_t strides[1] = {(cuuint64_t)cols * element_bytes};
     const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
     const cuuint32_t unit[2] = {1, 1};
     CUresult r = encode(map, type, 2, const_cast<void *>(base), dims, strides, box, unit,
@@ -907,15 +992,19 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     config.numAttrs = PAIR > 1;
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
      * launches (one pair per instantiation: A's box is the same, B's is 64 columns wide). */
-    static CUtensorMap map_a, map_b;
+    static CUtensorMap map_a, map_b, map_c;
     static gemm_args made = {0};
     static int clusters = 0; /* how many clusters of PAIR blocks fit on the GPU at once */
-    if (made.a != p->a || made.b != p->b || made.m != p->m || made.n != p->n || made.k != p->k ||
-        made.dtype != p->dtype) {
+    if (made.a != p->a || made.b != p->b || made.c != p->c || made.m != p->m || made.n != p->n ||
+        made.k != p->k || made.dtype != p->dtype) {
         /* A's box: BK x BM / PAIR rows (each block of a pair loads its share), or (swapped, A is
          * the B operand) BK x BN rows */
         cudaError_t err = make_map(&map_a, p->a, p->m, p->k, BK, SWAP ? BN : ring::BM / PAIR, type);
         if (err == cudaSuccess) err = make_map(&map_b, p->b, p->k, p->n, 64, BK, type);
+        /* C's box: 64 rows (a consumer warpgroup's) x OUT_COLS, FP32 */
+        if (err == cudaSuccess)
+            err = make_map(&map_c, p->c, p->m, p->n, OUT_COLS, 64, CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                           4);
         if (err != cudaSuccess) return err;
         err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ring::SMEM);
         if (err != cudaSuccess) return err;
@@ -934,8 +1023,8 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     const int units = SWAP ? ceil_div(p->n, ring::BM) * ceil_div(p->m, BN) * splits
                            : ceil_div(p->m, ring::BM) * ceil_div(ceil_div(p->n, BN), PAIR) * splits;
     config.gridDim = PAIR * (units < clusters ? units : clusters);
-    cudaError_t err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, p->m, p->n, p->k, p->alpha,
-                                         p->beta, p->c, splits, partial);
+    cudaError_t err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p->m, p->n, p->k,
+                                         p->alpha, p->beta, p->c, splits, partial);
     if (err != cudaSuccess || splits == 1) return err;
     return reduce_planes(p, partial, splits);
 }
@@ -1073,7 +1162,8 @@ static gemm_plan tensor_plan(int m, int n, int k, int forced_bn, bool forced_spl
 
 static gemm_plan plan_for(const gemm_args *p) {
     /* TMA needs 16-byte aligned rows (K and N multiples of 8) and 16-byte aligned bases. */
-    const bool tma = p->k % 8 == 0 && p->n % 8 == 0 && ((size_t)p->a | (size_t)p->b) % 16 == 0;
+    const bool tma =
+        p->k % 8 == 0 && p->n % 8 == 0 && ((size_t)p->a | (size_t)p->b | (size_t)p->c) % 16 == 0;
     const char *f = p->force_path;
     if (f && (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback")))
         return named(f);
