@@ -21,16 +21,11 @@
  *
  * BUILD_ARCH: sm_90a
  */
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <type_traits>
 
 #include "gemm.h"
+#include "hopper.cuh"
 
 #ifndef WARPGROUPS /* consumer warpgroups; each owns 64 rows of the block tile */
 #define WARPGROUPS 2
@@ -71,137 +66,6 @@ static_assert(STAGE_BYTES < (1 << 20),
 static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
 static_assert(SMEM_BYTES <= 227 * 1024,
               "the ring must fit sm_90's 227 KB of shared memory per block");
-
-static __device__ __forceinline__ uint32_t smem_u32(const void *p) {
-    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-/* ---- mbarriers: a 64-bit word in shared memory that counts arrivals (and, for TMA,
- * transaction bytes) and flips its phase bit when all have come in. ---- */
-static __device__ __forceinline__ void mbar_init(uint64_t *bar, int arrivals) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrivals)
-                 : "memory");
-}
-/* One arrival that also announces `bytes` of TMA traffic the phase must wait for. */
-static __device__ __forceinline__ void mbar_expect_bytes(uint64_t *bar, int bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)),
-                 "r"(bytes)
-                 : "memory");
-}
-static __device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
-}
-/* Returns once the phase with parity `phase` has completed. */
-static __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t phase) {
-    uint32_t done = 0;
-    while (!done)
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
-                     "%2;\nselp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done)
-                     : "r"(smem_u32(bar)), "r"(phase)
-                     : "memory");
-}
-
-/* ---- TMA: the box of the tensor map at (x, y) (x the contiguous coordinate) into shared
- * memory at dst; its bytes are counted on bar. ---- */
-static __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, int x, int y,
-                                                uint64_t *bar) {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1, {%2, %3}], [%4];" ::"r"(smem_u32(dst)),
-                 "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar))
-                 : "memory");
-}
-
-/* ---- wgmma shared-memory descriptors (PTX ISA, "Matrix Descriptor Format"), 128-byte swizzle:
- *   bits  0-13  start address >> 4
- *   bits 16-29  leading-dimension byte offset >> 4 (LBO)
- *   bits 32-45  stride-dimension byte offset >> 4 (SBO)
- *   bits 49-51  base offset: 0, every tile starts on 1024 bytes
- *   bits 62-63  swizzle mode: 1 = 128-byte
- * A (K-major): 8-row groups of 128-byte rows, SBO = 1024 bytes between groups; a k16 step
- * lies inside one 128-byte row, so LBO is not used (1 by convention).
- * B (MN-major, N contiguous): atoms of 64 columns x 8 k-rows; LBO = the bytes from one
- * 64-column atom to the next (one TMA box, BK rows of 128 bytes), SBO = 1024 bytes from
- * one group of 8 k-rows to the next. ---- */
-static __device__ __forceinline__ uint64_t sw128_desc(const void *tile, uint32_t lbo,
-                                                      uint32_t sbo) {
-    return (uint64_t)((smem_u32(tile) & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 |
-           (uint64_t)(sbo >> 4) << 32 | 1ull << 62;
-}
-
-static __device__ __forceinline__ void wgmma_fence() {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-static __device__ __forceinline__ void wgmma_commit() {
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-template <int N> static __device__ __forceinline__ void wgmma_wait() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
-}
-/* Keeps the compiler from moving accumulator reads or writes across an asynchronous wgmma. */
-static __device__ __forceinline__ void fence_registers(float *d, int n) {
-#pragma unroll
-    for (int i = 0; i < n; i++) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-/* D(64 x 256) += A(64 x 16) * B(16 x 256), one macro for both input types (TYPE: f16 or bf16).
- * After the 128 accumulator registers and the two descriptors come: scale-d (predicate p, from
- * the constant 1: D = A B + D; 0 would drop D), imm-scale-a and imm-scale-b (1: no negation),
- * imm-trans-a (0: A is K-major), imm-trans-b (1: B is MN-major, read transposed). */
-#define WGMMA_M64N256K16(TYPE, d, desc_a, desc_b)                                                  \
-    asm volatile(                                                                                  \
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                              \
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32." #TYPE "." #TYPE " "                         \
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "   \
-        "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "    \
-        "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "    \
-        "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "    \
-        "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, "    \
-        "%87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, "      \
-        "%103, "                                                                                   \
-        "%104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, "     \
-        "%118, %119, %120, %121, %122, %123, %124, %125, %126, %127} "                             \
-        ", %128, %129, p, 1, 1, 0, 1;\n}\n"                                                        \
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),            \
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),            \
-          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),            \
-          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),            \
-          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),            \
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),            \
-          "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]),            \
-          "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]),            \
-          "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),            \
-          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]),            \
-          "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),            \
-          "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),            \
-          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),        \
-          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),      \
-          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),      \
-          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),      \
-          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])       \
-        : "l"(desc_a), "l"(desc_b), "r"(1))
-
-template <typename T>
-static __device__ __forceinline__ void wgmma_tile(float d[BN / 2], uint64_t desc_a,
-                                                  uint64_t desc_b) {
-    if constexpr (std::is_same_v<T, __half>)
-        WGMMA_M64N256K16(f16, d, desc_a, desc_b);
-    else
-        WGMMA_M64N256K16(bf16, d, desc_a, desc_b);
-}
-
-/* The ring position: which stage, and the parity of that stage's current phase. */
-struct ring_pos {
-    int stage;
-    uint32_t phase;
-};
-static __device__ __forceinline__ ring_pos advance(ring_pos p) {
-    return p.stage + 1 == STAGES ? ring_pos{0, p.phase ^ 1u} : ring_pos{p.stage + 1, p.phase};
-}
 
 /* C(row, col), C(row, col + 1) = alpha * acc + beta * C inside the matrix (step 09's store4, two
  * wide). */
@@ -248,7 +112,7 @@ __global__ void __launch_bounds__(THREADS)
                       WARPGROUPS); /* one arrival per warpgroup that has read the stage */
         }
         /* Make the initialized barriers visible to the async proxy (the TMA engine). */
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        fence_mbarrier_init();
     }
     __syncthreads();
 
@@ -280,7 +144,7 @@ __global__ void __launch_bounds__(THREADS)
         for (int kk = 0; kk < BK / WGMMA_K; kk++)
             /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16 k-rows (2 KB)
              * further. */
-            wgmma_tile<T>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
+            wgmma<BN, 0, 1, T>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
                           sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
         wgmma_commit();
         /* Up to one slice's wgmmas stay in flight; the previous slice's are done after this. */
@@ -296,7 +160,7 @@ __global__ void __launch_bounds__(THREADS)
             }
         }
         prev = pos;
-        pos = advance(pos);
+        pos = advance<STAGES>(pos);
     }
     wgmma_wait<0>();
     fence_registers(acc, BN / 2);
@@ -340,29 +204,6 @@ __global__ void __launch_bounds__(1024)
         float *c = &C[(size_t)row * N + col];
         *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
     }
-}
-
-/* A tensor map of a row-major rows x cols matrix of 16-bit elements, box box_cols x box_rows,
- * 128-byte swizzle; elements outside the matrix arrive as zeros. */
-static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int cols, int box_cols,
-                            int box_rows, CUtensorMapDataType type) {
-    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
-    if (!encode) {
-        cudaDriverEntryPointQueryResult found;
-        cudaError_t err = cudaGetDriverEntryPointByVersion(
-            "cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, &found);
-        if (err != cudaSuccess || found != cudaDriverEntryPointSuccess)
-            return err != cudaSuccess ? err : cudaErrorNotSupported;
-    }
-    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-    const cuuint64_t strides[1] = {(cuuint64_t)cols *
-                                   2}; /* bytes from one row to the next: a multiple of 16 */
-    const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
-    const cuuint32_t unit[2] = {1, 1};
-    CUresult r = encode(map, type, 2, const_cast<void *>(base), dims, strides, box, unit,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 template <typename T> static cudaError_t launch_typed(gemm_args *p) {

@@ -19,17 +19,12 @@
  *
  * BUILD_ARCH: sm_90a
  */
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <type_traits>
 
 #include "gemm.h"
+#include "hopper.cuh"
 
 #ifndef GROUP_M /* tile rows in one strip of the persistent tile order */
 #define GROUP_M 16
@@ -106,333 +101,6 @@ static_assert(BK * 2 == 128,
 static_assert(PRODUCER_REGISTERS % 8 == 0 && PRODUCER_REGISTERS >= 24,
               "setmaxnreg takes multiples of 8 from 24 to 256");
 static_assert(GROUP_M >= 1, "a strip is at least one tile row");
-
-static __device__ __forceinline__ uint32_t smem_u32(const void *p) {
-    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-/* ---- mbarriers: a 64-bit word in shared memory that counts arrivals (and, for TMA,
- * transaction bytes) and flips its phase bit when all have come in. ---- */
-static __device__ __forceinline__ void mbar_init(uint64_t *bar, int arrivals) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrivals)
-                 : "memory");
-}
-/* One arrival that also announces `bytes` of TMA traffic the phase must wait for. */
-static __device__ __forceinline__ void mbar_expect_bytes(uint64_t *bar, int bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)),
-                 "r"(bytes)
-                 : "memory");
-}
-static __device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
-}
-/* An arrival on the barrier at the same place in block `cta` of the cluster (this one included),
- * with the default CTA-scope release: made .release.cluster, each arrival waited so long that the
- * pair kernels took 2 to 3 times as long (about 1.3 us per K slice at every shape). */
-static __device__ __forceinline__ void mbar_arrive_in(uint64_t *bar, uint32_t cta) {
-    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_u32(bar)),
-                 "r"(cta)
-                 : "memory");
-}
-/* Returns once the phase with parity `phase` has completed. */
-static __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t phase) {
-    uint32_t done = 0;
-    while (!done)
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
-                     "%2;\nselp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done)
-                     : "r"(smem_u32(bar)), "r"(phase)
-                     : "memory");
-}
-
-/* ---- TMA: the box of the tensor map at (x, y) (x the contiguous coordinate) into shared
- * memory at dst; its bytes are counted on bar. ---- */
-static __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, int x, int y,
-                                                uint64_t *bar) {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1, {%2, %3}], [%4];" ::"r"(smem_u32(dst)),
-                 "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar))
-                 : "memory");
-}
-
-/* The same copy landing in every block of `cta_mask` of the cluster, at the same shared-memory
- * offset, each block's barrier at `bar`'s offset counting the bytes. */
-static __device__ __forceinline__ void tma_load_multicast(void *dst, const CUtensorMap *map, int x,
-                                                          int y, uint64_t *bar, uint16_t cta_mask) {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_u32(dst)),
-                 "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar)),
-                 "h"(cta_mask)
-                 : "memory");
-}
-/* The other way: the box at (x, y) of the tensor map from shared memory at src (elements past the
- * tensor's edge are not written). The copies a thread issues form bulk groups: commit_group closes
- * one, and wait_read<N> returns once all but the N newest have finished reading shared memory. */
-static __device__ __forceinline__ void tma_store(const CUtensorMap *map, const void *src, int x,
-                                                 int y) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
-            reinterpret_cast<uint64_t>(map)),
-        "r"(x), "r"(y), "r"(smem_u32(src))
-        : "memory");
-}
-static __device__ __forceinline__ void bulk_commit() {
-    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-}
-template <int N> static __device__ __forceinline__ void bulk_wait_read() {
-    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
-}
-/* Orders this thread's ordinary shared-memory writes before later reads by the async proxy (TMA).
- */
-static __device__ __forceinline__ void fence_async_shared() {
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-/* The 128 threads of consumer warpgroup `consumer` meet (barrier 0 is __syncthreads's). */
-static __device__ __forceinline__ void warpgroup_sync(int consumer) {
-    asm volatile("bar.sync %0, 128;" ::"r"(consumer + 1) : "memory");
-}
-static __device__ __forceinline__ uint32_t cluster_rank() {
-    uint32_t rank;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-    return rank;
-}
-/* Every thread of the cluster that has not exited (exited threads count as arrived). */
-static __device__ __forceinline__ void cluster_sync() {
-    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
-}
-
-/* ---- wgmma shared-memory descriptors (PTX ISA, "Matrix Descriptor Format"), 128-byte swizzle:
- *   bits  0-13  start address >> 4
- *   bits 16-29  leading-dimension byte offset >> 4 (LBO)
- *   bits 32-45  stride-dimension byte offset >> 4 (SBO)
- *   bits 49-51  base offset: 0, every tile starts on 1024 bytes
- *   bits 62-63  swizzle mode: 1 = 128-byte
- * A (K-major): 8-row groups of 128-byte rows, SBO = 1024 bytes between groups; a k16 step
- * lies inside one 128-byte row, so LBO is not used (1 by convention).
- * B (MN-major, N contiguous): atoms of 64 columns x 8 k-rows; LBO = the bytes from one
- * 64-column atom to the next (one TMA box, BK rows of 128 bytes), SBO = 1024 bytes from
- * one group of 8 k-rows to the next. ---- */
-static __device__ __forceinline__ uint64_t sw128_desc(const void *tile, uint32_t lbo,
-                                                      uint32_t sbo) {
-    return (uint64_t)((smem_u32(tile) & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 |
-           (uint64_t)(sbo >> 4) << 32 | 1ull << 62;
-}
-
-static __device__ __forceinline__ void wgmma_fence() {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-static __device__ __forceinline__ void wgmma_commit() {
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-template <int N> static __device__ __forceinline__ void wgmma_wait() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
-}
-/* Keeps the compiler from moving accumulator reads or writes across an asynchronous wgmma. */
-static __device__ __forceinline__ void fence_registers(float *d, int n) {
-#pragma unroll
-    for (int i = 0; i < n; i++) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-/* D(64 x 256) += A(64 x 16) * B(16 x 256), one macro for both input types (TYPE: f16 or bf16).
- * After the 128 accumulator registers and the two descriptors come: scale-d (predicate p, from
- * the constant 1: D = A B + D; 0 would drop D), imm-scale-a and imm-scale-b (1: no negation),
- * imm-trans-a and imm-trans-b, TA and TB: 0, 1 for step 12's product (A K-major, B MN-major and
- * read transposed), 1, 0 for the swapped one (its A, a tile of B, MN-major; its B K-major). */
-#define WGMMA_M64N256K16(TYPE, d, desc_a, desc_b, TA, TB)                                          \
-    asm volatile(                                                                                  \
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                              \
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32." #TYPE "." #TYPE " "                         \
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "   \
-        "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "    \
-        "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "    \
-        "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "    \
-        "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, "    \
-        "%87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, "      \
-        "%103, "                                                                                   \
-        "%104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, "     \
-        "%118, %119, %120, %121, %122, %123, %124, %125, %126, %127} "                             \
-        ", %128, %129, p, 1, 1, %131, %132;\n}\n"                                                  \
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),            \
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),            \
-          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),            \
-          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),            \
-          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),            \
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),            \
-          "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]),            \
-          "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]),            \
-          "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),            \
-          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]),            \
-          "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),            \
-          "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),            \
-          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),        \
-          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),      \
-          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),      \
-          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),      \
-          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])       \
-        : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
-
-/* D(64 x 192), D(64 x 128), D(64 x 96) and D(64 x 64): the same instruction with N = 192 (96
- * accumulator registers), 128 (64), 96 (48) and 64 (32); the operands after the accumulators are
- * as for n256. */
-#define WGMMA_M64N192K16(TYPE, d, desc_a, desc_b, TA, TB)                                          \
-    asm volatile(                                                                                  \
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                               \
-        "wgmma.mma_async.sync.aligned.m64n192k16.f32." #TYPE "." #TYPE " "                         \
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "        \
-        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, "    \
-        "%35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, "    \
-        "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, "    \
-        "%69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "    \
-        "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95} "                                       \
-        ", %96, %97, p, 1, 1, %99, %100;\n}\n"                                                     \
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),            \
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),            \
-          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),            \
-          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),            \
-          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),            \
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),            \
-          "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]),            \
-          "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]),            \
-          "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),            \
-          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]),            \
-          "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),            \
-          "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])                                       \
-        : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
-
-#define WGMMA_M64N128K16(TYPE, d, desc_a, desc_b, TA, TB)                                          \
-    asm volatile(                                                                                  \
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                               \
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32." #TYPE "." #TYPE " "                         \
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "        \
-        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, "    \
-        "%35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, "    \
-        "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63} "                             \
-        ", %64, %65, p, 1, 1, %67, %68;\n}\n"                                                      \
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),            \
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),            \
-          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),            \
-          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),            \
-          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),            \
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),            \
-          "+f"(d[62]), "+f"(d[63])                                                                 \
-        : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
-
-#define WGMMA_M64N96K16(TYPE, d, desc_a, desc_b, TA, TB)                                           \
-    asm volatile(                                                                                  \
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"                                               \
-        "wgmma.mma_async.sync.aligned.m64n96k16.f32." #TYPE "." #TYPE " "                          \
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "   \
-        "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "    \
-        "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47} "                             \
-        ", %48, %49, p, 1, 1, %51, %52;\n}\n"                                                      \
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),            \
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),            \
-          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),            \
-          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])                                       \
-        : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
-
-#define WGMMA_M64N64K16(TYPE, d, desc_a, desc_b, TA, TB)                                           \
-    asm volatile(                                                                                  \
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                               \
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32." #TYPE "." #TYPE " "                          \
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "        \
-        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31} "                   \
-        ", %32, %33, p, 1, 1, %35, %36;\n}\n"                                                      \
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),      \
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),  \
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),            \
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),            \
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])             \
-        : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
-
-/* D(64 x 32) and D(64 x 16), for the swapped product: 32 or 16 rows of A as the instruction's N. */
-#define WGMMA_M64N32K16(TYPE, d, desc_a, desc_b, TA, TB)                                           \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                      \
-                 "wgmma.mma_async.sync.aligned.m64n32k16.f32." #TYPE "." #TYPE " "                 \
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15} "         \
-                 ", %16, %17, p, 1, 1, %19, %20;\n}\n"                                             \
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),         \
-                   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),       \
-                   "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])                              \
-                 : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
-
-#define WGMMA_M64N16K16(TYPE, d, desc_a, desc_b, TA, TB)                                           \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"                                      \
-                 "wgmma.mma_async.sync.aligned.m64n16k16.f32." #TYPE "." #TYPE " "                 \
-                 "{%0, %1, %2, %3, %4, %5, %6, %7} "                                               \
-                 ", %8, %9, p, 1, 1, %11, %12;\n}\n"                                               \
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),         \
-                   "+f"(d[6]), "+f"(d[7])                                                          \
-                 : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB))
-
-template <typename T, int BN, bool SWAP>
-static __device__ __forceinline__ void wgmma_tile(float d[BN / 2], uint64_t desc_a,
-                                                  uint64_t desc_b) {
-    constexpr int TA = SWAP ? 1 : 0, TB = SWAP ? 0 : 1;
-    constexpr bool f16 = std::is_same_v<T, __half>;
-    if constexpr (BN == 256) {
-        if constexpr (f16)
-            WGMMA_M64N256K16(f16, d, desc_a, desc_b, TA, TB);
-        else
-            WGMMA_M64N256K16(bf16, d, desc_a, desc_b, TA, TB);
-    } else if constexpr (BN == 192) {
-        if constexpr (f16)
-            WGMMA_M64N192K16(f16, d, desc_a, desc_b, TA, TB);
-        else
-            WGMMA_M64N192K16(bf16, d, desc_a, desc_b, TA, TB);
-    } else if constexpr (BN == 128) {
-        if constexpr (f16)
-            WGMMA_M64N128K16(f16, d, desc_a, desc_b, TA, TB);
-        else
-            WGMMA_M64N128K16(bf16, d, desc_a, desc_b, TA, TB);
-    } else if constexpr (BN == 96) {
-        if constexpr (f16)
-            WGMMA_M64N96K16(f16, d, desc_a, desc_b, TA, TB);
-        else
-            WGMMA_M64N96K16(bf16, d, desc_a, desc_b, TA, TB);
-    } else if constexpr (BN == 64) {
-        if constexpr (f16)
-            WGMMA_M64N64K16(f16, d, desc_a, desc_b, TA, TB);
-        else
-            WGMMA_M64N64K16(bf16, d, desc_a, desc_b, TA, TB);
-    } else if constexpr (BN == 32) {
-        if constexpr (f16)
-            WGMMA_M64N32K16(f16, d, desc_a, desc_b, TA, TB);
-        else
-            WGMMA_M64N32K16(bf16, d, desc_a, desc_b, TA, TB);
-    } else {
-        if constexpr (f16)
-            WGMMA_M64N16K16(f16, d, desc_a, desc_b, TA, TB);
-        else
-            WGMMA_M64N16K16(bf16, d, desc_a, desc_b, TA, TB);
-    }
-}
-
-/* The ring position: which stage, and the parity of that stage's current phase. */
-struct ring_pos {
-    int stage;
-    uint32_t phase;
-};
-template <int STAGES> static __device__ __forceinline__ ring_pos advance(ring_pos p) {
-    return p.stage + 1 == STAGES ? ring_pos{0, p.phase ^ 1u} : ring_pos{p.stage + 1, p.phase};
-}
 
 /* P(row, col), P(row, col + 1) = acc inside the M x N plane P (a split's partial sums; N is a
  * multiple of 8 on this path). */
@@ -527,7 +195,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
             mbar_init(&empty[s], WG * PAIR);
         }
         /* Make the initialized barriers visible to the async proxy (the TMA engine). */
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        fence_mbarrier_init();
     }
     /* The last block-wide barrier (with PAIR, cluster-wide: the other block's barriers exist
      * before a copy or an arrival reaches them); from here on the roles only meet at mbarriers. */
@@ -537,7 +205,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
         __syncthreads();
 
     if (warpgroup == 0) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGISTERS));
+        setmaxnreg_dec<PRODUCER_REGISTERS>();
         if (threadIdx.x != 0) return;
         /* The producer waits for a free stage with the opposite parity: on the first pass round
          * the ring the stages are free, and waiting for "phase 1 of a fresh barrier" returns at
@@ -575,7 +243,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
         return;
     }
 
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(ring::CONSUMER_REGISTERS));
+    setmaxnreg_inc<ring::CONSUMER_REGISTERS>();
     const int consumer = warpgroup - 1; /* its 64 rows of the block tile */
     ring_pos pos = {0, 0};
     for (int u = cluster; u < units; u += gridDim.x / PAIR) {
@@ -595,13 +263,13 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 #pragma unroll
             for (int kk = 0; kk < BK / WGMMA_K; kk++)
                 if constexpr (SWAP) /* the same two layouts, the operands' roles exchanged */
-                    wgmma_tile<T, BN, true>(acc, sw128_desc(a + kk * WGMMA_K * 64, BK * 128, 1024),
-                                            sw128_desc(b + kk * WGMMA_K, 16, 1024));
+                    wgmma<BN, 1, 0, T>(acc, sw128_desc(a + kk * WGMMA_K * 64, BK * 128, 1024),
+                                       sw128_desc(b + kk * WGMMA_K, 16, 1024));
                 else
                     /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16 k-rows
                      * (2 KB) further. */
-                    wgmma_tile<T, BN, false>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
-                                             sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
+                    wgmma<BN, 0, 1, T>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
+                                       sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
             wgmma_commit();
             /* One slice's wgmmas stay in flight; the previous slice's are done after this. */
             wgmma_wait<1>();
@@ -918,29 +586,6 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
-/* A tensor map of a row-major rows x cols matrix of 16-bit elements, box box_cols x box_rows,
- * 128-byte swizzle; elements outside the matrix arrive as zeros. */
-static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int cols, int box_cols,
-                            int box_rows, CUtensorMapDataType type, int element_bytes = 2) {
-    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
-    if (!encode) {
-        cudaDriverEntryPointQueryResult found;
-        cudaError_t err = cudaGetDriverEntryPointByVersion(
-            "cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault, &found);
-        if (err != cudaSuccess || found != cudaDriverEntryPointSuccess)
-            return err != cudaSuccess ? err : cudaErrorNotSupported;
-    }
-    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-    /* bytes from one row to the next: a multiple of 16 */
-    const cuuint64_t strides[1] = {(cuuint64_t)cols * element_bytes};
-    const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
-    const cuuint32_t unit[2] = {1, 1};
-    CUresult r = encode(map, type, 2, const_cast<void *>(base), dims, strides, box, unit,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
 /* The GPU's SM count, read once. */
 static int sm_count(void) {
     static int count = 0;
@@ -1029,6 +674,18 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     return reduce_planes(p, partial, splits);
 }
 
+/* The instantiation a launch ran, in the words --plan, the summary and the CSV use. */
+static void describe_tile(char *out, int bn, int wg, bool swap, int pair, int splits) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "tile=%dx%d wg=%d swap=%d cluster=%d splits=%d",
+             64 * wg, bn, wg, swap, pair, splits);
+}
+
+template <typename T, int BN, int WG, bool SWAP, int PAIR>
+static cudaError_t launch_tile(gemm_args *p, int splits) {
+    describe_tile(p->kernel, BN, WG, SWAP, PAIR, splits);
+    return launch_tma<T, BN, WG, SWAP, PAIR>(p, splits);
+}
+
 template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
     dim3 grid(ceil_div(p->m, 32) * ceil_div(p->n, 32)), block(32, 32);
     fallback_kernel<T><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
@@ -1036,32 +693,46 @@ template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
     return cudaGetLastError();
 }
 
-/* gemv_m: K cut so that the grid has about 4 blocks per SM, each K range a multiple of 8 rows
- * from 128 (fewer planes to add up) to 1024 (its rows of A in shared memory: R x 4 KB). */
+/* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut so that
+ * the grid has about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to
+ * add up) to 1024 (its rows of A in shared memory: R x 4 KB). Host arithmetic, shared by the
+ * launch and the plan. */
+struct gemv_m_grid {
+    int rows, col_blocks, row_blocks, k_chunk, planes;
+};
+static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
+    gemv_m_grid g;
+    g.rows = m == 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
+    g.col_blocks = ceil_div(ceil_div(n, 8), GEMV_THREADS);
+    g.row_blocks = ceil_div(m, g.rows);
+    const int splits = ceil_div(4 * sms, g.col_blocks * g.row_blocks);
+    const int k_chunk = ceil_div(ceil_div(k, splits), 8) * 8;
+    g.k_chunk = k_chunk < 128 ? 128 : k_chunk > 1024 ? 1024 : k_chunk;
+    g.planes = ceil_div(k, g.k_chunk);
+    return g;
+}
 template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p) {
-    const int col_blocks = ceil_div(ceil_div(p->n, 8), GEMV_THREADS),
-              row_blocks = ceil_div(p->m, R);
-    const int splits = ceil_div(4 * sm_count(), col_blocks * row_blocks);
-    int k_chunk = ceil_div(ceil_div(p->k, splits), 8) * 8;
-    k_chunk = k_chunk < 128 ? 128 : k_chunk > 1024 ? 1024 : k_chunk;
-    const int planes = ceil_div(p->k, k_chunk);
-    float *partial = workspace((size_t)planes * p->m * p->n);
+    const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sm_count());
+    snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_m rows=%d splits=%d", R, g.planes);
+    float *partial = workspace((size_t)g.planes * p->m * p->n);
     if (!partial) return cudaErrorMemoryAllocation;
-    dim3 grid(col_blocks * row_blocks, planes);
-    gemv_m_kernel<T, R><<<grid, GEMV_THREADS, R * k_chunk * sizeof(float)>>>(
-        p->m, p->n, p->k, (const T *)p->a, (const T *)p->b, k_chunk, partial);
+    dim3 grid(g.col_blocks * g.row_blocks, g.planes);
+    gemv_m_kernel<T, R><<<grid, GEMV_THREADS, R * g.k_chunk * sizeof(float)>>>(
+        p->m, p->n, p->k, (const T *)p->a, (const T *)p->b, g.k_chunk, partial);
     cudaError_t err = cudaGetLastError();
-    return err != cudaSuccess ? err : reduce_planes(p, partial, planes);
+    return err != cudaSuccess ? err : reduce_planes(p, partial, g.planes);
 }
 template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
-    /* R = M up to 8 rows per block: a thread's sums are R x 8 registers */
     if (p->m == 1) return launch_gemv_m_rows<T, 1>(p);
     if (p->m <= 2) return launch_gemv_m_rows<T, 2>(p);
     if (p->m <= 4) return launch_gemv_m_rows<T, 4>(p);
     return launch_gemv_m_rows<T, 8>(p);
 }
 
+/* gemv_n: CN = 1, 4 or 8 columns per warp (CN = 2 would spill at ptxas's 64 registers). */
+static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
 template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p) {
+    snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_n cols=%d", CN);
     dim3 grid(ceil_div(p->m, GEMV_THREADS / 32) * ceil_div(p->n, CN));
     const bool staged = CN == 1 && p->k % 8 == 0 && p->k * 2 <= 48 * 1024 && (size_t)p->b % 16 == 0;
     /* (48 KB: the dynamic shared memory a kernel gets without opting in) */
@@ -1070,12 +741,13 @@ template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p
     return cudaGetLastError();
 }
 template <typename T> static cudaError_t launch_gemv_n(gemm_args *p) {
-    if (p->n == 1) return launch_gemv_n_cols<T, 1>(p);
-    if (p->n <= 4) return launch_gemv_n_cols<T, 4>(p); /* (CN = 2 would spill at ptxas's 64) */
+    const int cols = gemv_n_cols(p->n);
+    if (cols == 1) return launch_gemv_n_cols<T, 1>(p);
+    if (cols == 4) return launch_gemv_n_cols<T, 4>(p);
     return launch_gemv_n_cols<T, GEMV_ROWS>(p);
 }
 
-/* ---- The dispatcher. ---- */
+/* ---- The dispatcher: host code only, so that --plan shows its choice without a GPU. ---- */
 typedef struct {
     const char *path;   /* one of PATHS */
     int bn, wg, splits; /* for the tensor-core paths: tile width, consumer warpgroups, K ranges */
@@ -1085,6 +757,44 @@ typedef struct {
 } gemm_plan;
 
 static gemm_plan named(const char *path) { return (gemm_plan){path, 0, 0, 0, 1, false, 0.0}; }
+
+/* Every instantiation of the tile kernel; a plan names one of these or is refused. */
+typedef cudaError_t (*tile_launch)(gemm_args *, int splits);
+#define TILE(BN, WG, SWAP, PAIR)                                                                   \
+    {BN, WG, SWAP, PAIR, launch_tile<__half, BN, WG, SWAP, PAIR>,                                  \
+     launch_tile<__nv_bfloat16, BN, WG, SWAP, PAIR>}
+static const struct {
+    int bn, wg;
+    bool swap;
+    int pair;
+    tile_launch f16, bf16;
+} TILES[] = {TILE(256, 2, false, 1), TILE(256, 1, false, 1), TILE(192, 2, false, 1),
+             TILE(192, 1, false, 1), TILE(128, 2, false, 1), TILE(128, 1, false, 1),
+             TILE(96, 3, false, 1),  TILE(64, 2, false, 1),  TILE(64, 1, false, 1),
+             TILE(16, 1, true, 1),   TILE(32, 1, true, 1),   TILE(64, 1, true, 1),
+             TILE(16, 2, true, 1),   TILE(32, 2, true, 1),   TILE(64, 2, true, 1),
+             TILE(256, 2, false, 2), TILE(256, 1, false, 2), TILE(128, 2, false, 2),
+             TILE(128, 1, false, 2), TILE(64, 2, false, 2),  TILE(64, 1, false, 2)};
+static int tile_index(const gemm_plan *plan) {
+    for (int i = 0; i < (int)(sizeof TILES / sizeof TILES[0]); i++)
+        if (TILES[i].bn == plan->bn && TILES[i].wg == plan->wg && TILES[i].swap == plan->swap &&
+            TILES[i].pair == plan->pair)
+            return i;
+    return -1;
+}
+
+/* The forced paths of the tile kernel without swap or split-K: their width and cluster. */
+static const struct {
+    const char *name;
+    int bn, pair;
+} TILE_PATHS[] = {{"tma_n256", 256, 1},  {"tma_n192", 192, 1},  {"tma_n128", 128, 1},
+                  {"tma_n96", 96, 1},    {"tma_n64", 64, 1},    {"pair_n256", 256, 2},
+                  {"pair_n128", 128, 2}, {"pair_n64", 64, 2}};
+static const char *tile_path(int bn, int pair) {
+    for (const auto &t : TILE_PATHS)
+        if (t.bn == bn && t.pair == pair) return t.name;
+    return NULL;
+}
 
 /* The model behind the tensor-core choice, from measurements on an H200 (README.md):
  * - a 128 x BN tile computes at a fraction of the SM's wgmma rate that falls with BN (n256: 1,
@@ -1107,17 +817,8 @@ static double wgmma_efficiency(int bn) {
     return bn == 256 ? 1.0 : bn == 192 ? 0.95 : bn == 128 ? 0.88 : bn == 96 ? 0.77 : 0.57;
 }
 
-static const char *tile_path(int bn, int pair) {
-    if (pair == 2) return bn == 256 ? "pair_n256" : bn == 128 ? "pair_n128" : "pair_n64";
-    return bn == 256   ? "tma_n256"
-           : bn == 192 ? "tma_n192"
-           : bn == 128 ? "tma_n128"
-           : bn == 96  ? "tma_n96"
-                       : "tma_n64";
-}
-
-static gemm_plan tensor_plan(int m, int n, int k, int forced_bn, bool forced_split) {
-    const int sms = sm_count(), slices = ceil_div(k, BK);
+static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool forced_split) {
+    const int slices = ceil_div(k, BK);
     const bool swap = m <= SWAP_ROWS && !forced_bn;
     const double bytes = 2.0 * ((double)m * k + (double)k * n);
     gemm_plan best = named(NULL);
@@ -1149,8 +850,7 @@ static gemm_plan tensor_plan(int m, int n, int k, int forced_bn, bool forced_spl
     }
     if (best.splits > 1) {
         best.path = "splitk";
-    } else if (!swap && !forced_bn && ceil_div(n, best.bn) == 2 && best.bn != 192 &&
-               best.bn != 96) { /* (the widths with a pair kernel: 256, 128 and 64) */
+    } else if (!swap && !forced_bn && ceil_div(n, best.bn) == 2 && tile_path(best.bn, 2)) {
         /* Two tiles per tile row: a cluster of two blocks covers it and reads its rows of A, the
          * matrix that dominates the bytes, once (8192 x 256 x 8192, n128: 87% of cuBLAS apart,
          * 96% as pairs; at 1024^3 and 4096^3, with many tiles per row, pairs gain nothing). */
@@ -1160,93 +860,87 @@ static gemm_plan tensor_plan(int m, int n, int k, int forced_bn, bool forced_spl
     return best;
 }
 
-static gemm_plan plan_for(const gemm_args *p) {
+/* The plan for a problem on `sms` SMs: 0, or 1 with the reason in why (a forced path that cannot
+ * run on this shape: never a substitute). */
+static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, size_t len) {
     /* TMA needs 16-byte aligned rows (K and N multiples of 8) and 16-byte aligned bases. */
     const bool tma =
         p->k % 8 == 0 && p->n % 8 == 0 && ((size_t)p->a | (size_t)p->b | (size_t)p->c) % 16 == 0;
     const char *f = p->force_path;
-    if (f && (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback")))
-        return named(f);
-    if (f && !tma) return named("fallback"); /* no tensor map describes it */
-    if (f && !strcmp(f, "splitk")) return tensor_plan(p->m, p->n, p->k, 0, true);
-    if (f && !strcmp(f, "swap")) { /* M in the instruction's N: 16, 32 or 64 rows of A */
-        const int wg = ceil_div(p->n, 128) >= sm_count() ? 2 : 1; /* N in tiles of 64 WG rows */
-        return (gemm_plan){f, p->m <= 16 ? 16 : p->m <= 32 ? 32 : 64, wg, 1, 1, true, 0.0};
+    if (!f) {
+        /* Bytes against FLOPs: with N or M of at most 8, an element of the large matrix meets at
+         * most 16 FLOPs, and the tensor cores' tiles would be mostly zeros. */
+        *plan = p->n <= GEMV_ROWS  ? named("gemv_n")
+                : p->m <= GEMV_ROWS ? named("gemv_m")
+                : !tma              ? named("fallback")
+                                    : tensor_plan(p->m, p->n, p->k, sms, 0, false);
+    } else if (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback")) {
+        *plan = named(f); /* the CUDA-core kernels take every shape */
+    } else if (!tma) {
+        snprintf(why, len, "%s needs K and N multiples of 8 (a tensor map's rows are whole 16-byte "
+                 "units)", f);
+        return 1;
+    } else if (!strcmp(f, "splitk")) {
+        *plan = tensor_plan(p->m, p->n, p->k, sms, 0, true);
+        if (plan->splits < 2) {
+            snprintf(why, len, "splitk needs at least 2 K ranges of 4 slices of %d: K > %d", BK,
+                     7 * BK);
+            return 1;
+        }
+    } else if (!strcmp(f, "swap")) { /* M in the instruction's N: 16, 32 or 64 rows of A */
+        const int wg = ceil_div(p->n, 128) >= sms ? 2 : 1; /* N in tiles of 64 WG rows */
+        *plan = (gemm_plan){f, p->m <= 16 ? 16 : p->m <= 32 ? 32 : 64, wg, 1, 1, true, 0.0};
+    } else {
+        int i = 0, count = sizeof TILE_PATHS / sizeof TILE_PATHS[0];
+        while (i < count && strcmp(TILE_PATHS[i].name, f)) i++;
+        if (i == count) {
+            snprintf(why, len, "no path named %s", f);
+            return 1;
+        }
+        /* that width in one K range, the warpgroups as the rules choose them for it */
+        *plan = tensor_plan(p->m, p->n, p->k, sms, TILE_PATHS[i].bn, false);
+        plan->path = f;
+        plan->splits = 1;
+        plan->pair = TILE_PATHS[i].pair;
     }
-    if (f) { /* tma_nW and pair_nW: that width, one K range */
-        gemm_plan plan = tensor_plan(p->m, p->n, p->k, atoi(f + strlen("tma_n")), false);
-        plan.path = f;
-        plan.splits = 1;
-        plan.pair = !strncmp(f, "pair_n", strlen("pair_n")) ? 2 : 1;
-        return plan;
+    if (plan->bn && tile_index(plan) < 0) {
+        snprintf(why, len, "no kernel instantiated for %d x %d tiles, swap %d, cluster %d",
+                 64 * plan->wg, plan->bn, plan->swap, plan->pair);
+        return 1;
     }
-    /* Bytes against FLOPs: with N or M of at most 8, an element of the large matrix meets at
-     * most 16 FLOPs, and the tensor cores' tiles would be mostly zeros. */
-    if (p->n <= GEMV_ROWS) return named("gemv_n");
-    if (p->m <= GEMV_ROWS) return named("gemv_m");
-    if (!tma) return named("fallback");
-    return tensor_plan(p->m, p->n, p->k, 0, false);
+    return 0;
+}
+
+/* gemm_step.plan: what launch_gemm launches for p, without launching it. */
+static int plan_gemm(gemm_args *p, int sms) {
+    gemm_plan plan;
+    if (plan_for(p, sms, &plan, p->kernel, sizeof p->kernel)) return 1;
+    p->path = plan.path;
+    if (plan.bn)
+        describe_tile(p->kernel, plan.bn, plan.wg, plan.swap, plan.pair, plan.splits);
+    else if (!strcmp(plan.path, "gemv_m"))
+        snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_m rows=%d splits=%d",
+                 gemv_m_shape(p->m, p->n, p->k, sms).rows, gemv_m_shape(p->m, p->n, p->k, sms).planes);
+    else if (!strcmp(plan.path, "gemv_n"))
+        snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_n cols=%d", gemv_n_cols(p->n));
+    else
+        snprintf(p->kernel, sizeof p->kernel, "kernel=fallback tile=32x32");
+    return 0;
 }
 
 template <typename T> static cudaError_t launch_typed(gemm_args *p) {
-    const gemm_plan plan = plan_for(p);
+    gemm_plan plan;
+    char why[sizeof p->kernel];
+    if (plan_for(p, sm_count(), &plan, why, sizeof why)) return cudaErrorInvalidValue;
     p->path = plan.path;
     if (!strcmp(plan.path, "gemv_m")) return launch_gemv_m<T>(p);
     if (!strcmp(plan.path, "gemv_n")) return launch_gemv_n<T>(p);
-    if (!strcmp(plan.path, "fallback")) return launch_fallback<T>(p);
-    const int key = plan.bn * 10 + plan.wg;
-    if (plan.swap) {
-        switch (key) {
-        case 161:
-            return launch_tma<T, 16, 1, true>(p, plan.splits);
-        case 321:
-            return launch_tma<T, 32, 1, true>(p, plan.splits);
-        case 641:
-            return launch_tma<T, 64, 1, true>(p, plan.splits);
-        case 162:
-            return launch_tma<T, 16, 2, true>(p, plan.splits);
-        case 322:
-            return launch_tma<T, 32, 2, true>(p, plan.splits);
-        default:
-            return launch_tma<T, 64, 2, true>(p, plan.splits);
-        }
+    if (!strcmp(plan.path, "fallback")) {
+        snprintf(p->kernel, sizeof p->kernel, "kernel=fallback tile=32x32");
+        return launch_fallback<T>(p);
     }
-    if (plan.pair == 2) {
-        switch (key) {
-        case 2562:
-            return launch_tma<T, 256, 2, false, 2>(p, plan.splits);
-        case 1282:
-            return launch_tma<T, 128, 2, false, 2>(p, plan.splits);
-        case 642:
-            return launch_tma<T, 64, 2, false, 2>(p, plan.splits);
-        case 2561:
-            return launch_tma<T, 256, 1, false, 2>(p, plan.splits);
-        case 1281:
-            return launch_tma<T, 128, 1, false, 2>(p, plan.splits);
-        default:
-            return launch_tma<T, 64, 1, false, 2>(p, plan.splits);
-        }
-    }
-    switch (key) {
-    case 2562:
-        return launch_tma<T, 256, 2>(p, plan.splits);
-    case 1922:
-        return launch_tma<T, 192, 2>(p, plan.splits);
-    case 1921:
-        return launch_tma<T, 192, 1>(p, plan.splits);
-    case 1282:
-        return launch_tma<T, 128, 2>(p, plan.splits);
-    case 963:
-        return launch_tma<T, 96, 3>(p, plan.splits);
-    case 642:
-        return launch_tma<T, 64, 2>(p, plan.splits);
-    case 2561:
-        return launch_tma<T, 256, 1>(p, plan.splits);
-    case 1281:
-        return launch_tma<T, 128, 1>(p, plan.splits);
-    default:
-        return launch_tma<T, 64, 1>(p, plan.splits);
-    }
+    const int i = tile_index(&plan);
+    return (std::is_same_v<T, __half> ? TILES[i].f16 : TILES[i].bf16)(p, plan.splits);
 }
 
 static cudaError_t launch_gemm(gemm_args *p) {
@@ -1264,6 +958,7 @@ int main(int argc, char **argv) {
         90,
         90,
         "wgmma (sm_90 only: H100, H200, GH200; Blackwell has TMA but no wgmma)",
-        PATHS};
+        PATHS,
+        plan_gemm};
     return gemm_main(argc, argv, &step);
 }

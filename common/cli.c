@@ -25,6 +25,7 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
             "usage: %s [M [N [K]]] [--reps R] [--warmup W] [--alpha A] [--beta B]\n"
             "       [--seed S] [--check | --no-check] [--cublas] [--csv]\n"
             "       [--dtype %s] [--save DIR] [--shapes MxNxK,...] [--path NAME]\n"
+            "       [--plan [--sms N]]\n"
             "  Row-major C = alpha*A*B + beta*C with A MxK, B KxN, C MxN (default 4096^3;\n"
             "  missing sizes repeat the last one given: '2048' is 2048x2048x2048).\n"
             "  --reps R      timed repetitions (default: enough for ~0.4 s; 0: no timing)\n"
@@ -36,7 +37,9 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
             "  --csv         print a CSV header and one line per shape\n"
             "  --save DIR    write A, B, C_in, C_out as float32 .npy files to DIR\n"
             "  --shapes L    run several shapes in one process, e.g. 1x1x1,33x7x129\n"
-            "  --path NAME   force one code path of a step that chooses by shape (13)\n"
+            "  --path NAME   force one code path of a step that chooses by shape (13 on)\n"
+            "  --plan        print the path and kernel each shape would launch; no GPU needed\n"
+            "  --sms N       the SM count --plan assumes (default 132: an H100 or H200)\n"
             "Exit codes: 0 ok, 1 verification failure or CUDA error, 2 bad usage,\n"
             "  3 this GPU (or this build) lacks the step's instructions.\n",
             prog, step_dtypes == GEMM_F32 ? "fp32" : "fp16|bf16");
@@ -138,7 +141,7 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
                           !strcmp(name, "--alpha") || !strcmp(name, "--beta") ||
                           !strcmp(name, "--seed") || !strcmp(name, "--dtype") ||
                           !strcmp(name, "--save") || !strcmp(name, "--shapes") ||
-                          !strcmp(name, "--path");
+                          !strcmp(name, "--path") || !strcmp(name, "--sms");
         if (takes_value) {
             if (eq) value = eq + 1;
             else if (i + 1 < argc) value = argv[++i];
@@ -152,6 +155,11 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
         else if (!strcmp(name, "--no-check")) o->check = 0;
         else if (!strcmp(name, "--cublas")) o->cublas = 1;
         else if (!strcmp(name, "--csv")) o->csv = 1;
+        else if (!strcmp(name, "--plan")) o->plan = 1;
+        else if (!strcmp(name, "--sms")) {
+            if (parse_size(value, &o->sms) || o->sms > 4096)
+                return fail(err, errlen, "bad --sms '%s': an integer from 1 to 4096", value);
+        }
         else if (!strcmp(name, "--reps")) {
             if (parse_count(value, &o->reps))
                 return fail(err, errlen, "bad --reps '%s': an integer from 0 to %d", value, INT_MAX);

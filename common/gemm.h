@@ -44,6 +44,10 @@ typedef struct {
     /* --path NAME: the path the launch function must take (NULL: its own choice); only for a
      * step that lists its paths in gemm_step.paths. */
     const char *force_path;
+    /* Set by the launch function of a step that chooses by shape: the instantiation it launched,
+     * as key=value words ("tile=128x256 wg=2 swap=0 cluster=1 splits=1"), so that a test can
+     * assert the kernel that ran and not only the name of its path. */
+    char kernel[128];
 } gemm_args;
 
 /* Enqueues the kernel(s) on the default stream; returns cudaGetLastError(). */
@@ -64,6 +68,11 @@ typedef struct {
     const char *needs;
     /* The code paths --path can force, space-separated (NULL: the step has one choice). */
     const char *paths;
+    /* A step that chooses by shape: what its launch function would launch for args on a GPU of
+     * `sms` SMs, host code only (no GPU needed: --plan). Sets args->path and args->kernel as the
+     * launch does and returns 0; or returns 1 with a one-line reason in args->kernel (a forced
+     * path that cannot run on the shape). NULL: the step has one choice. */
+    int (*plan)(gemm_args *args, int sms);
 } gemm_step;
 
 /* What a step exits with on a GPU (or a build) that lacks its instructions: a skip. */

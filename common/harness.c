@@ -30,6 +30,9 @@
         }                                                                                      \
     } while (0)
 
+/* A plan is made before the buffers exist; cudaMalloc's are aligned to 256 bytes, as this is. */
+#define ALIGNED_PTR ((float *)256)
+
 /* Everything one shape needs on the device. */
 typedef struct {
     gemm_args args;
@@ -182,7 +185,7 @@ static int save_matrix(const char *dir, const char *name, const float *x, int ro
 }
 
 static const char csv_header[] =
-    "step,dtype,m,n,k,path,alpha,beta,reps,ms,gflops,gflops_min,gflops_max,cublas_ms,cublas_gflops,"
+    "step,dtype,m,n,k,path,kernel,alpha,beta,reps,ms,gflops,gflops_min,gflops_max,cublas_ms,cublas_gflops,"
     "ratio,check,ref_s,config\n";
 
 /* Runs one shape; returns 0 ok, 1 verification failure. */
@@ -193,6 +196,16 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     const size_t esize = t == GEMM_F32 ? 4 : 2;
     const size_t a_count = (size_t)m * k, b_count = (size_t)k * n, c_count = (size_t)m * n;
     const int timed = o->reps != 0;
+
+    /* A step that chooses by shape plans first: a forced path that cannot run on this shape is a
+     * usage error, and what the launch reports below must be this plan. */
+    gemm_args planned = {m, n, k, o->alpha, o->beta, t, ALIGNED_PTR, ALIGNED_PTR, ALIGNED_PTR,
+                         "default", o->path, ""};
+    if (step->plan && step->plan(&planned, prop->multiProcessorCount)) {
+        fprintf(stderr, "%s: --path %s cannot run %dx%dx%d: %s\n", prog, o->path, m, n, k,
+                planned.kernel);
+        return 2;
+    }
 
     /* Device memory first: a shape that cannot fit is a usage error. */
     size_t flush_bytes = timed ? 2 * (size_t)prop->l2CacheSize : 0;
@@ -215,7 +228,7 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     gemm_fill_random(c_in, c_count, o->seed * 3 + 2, GEMM_F32);
 
     device_problem p = {.step = step};
-    p.args = (gemm_args){m, n, k, o->alpha, o->beta, t, NULL, NULL, NULL, "default", o->path};
+    p.args = (gemm_args){m, n, k, o->alpha, o->beta, t, NULL, NULL, NULL, "default", o->path, ""};
     p.args.a = upload(a, a_count, t);
     p.args.b = upload(b, b_count, t);
     CUDA_OK(cudaMalloc((void **)&p.args.c, c_count * 4));
@@ -284,15 +297,22 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
         if (o->cublas) tb = time_runs(&p, run_cublas, o);
     }
     const double ratio = tb.median > 0.0 && tk.median > 0.0 ? tb.median / tk.median : 0.0;
+    if (step->plan && (strcmp(p.args.kernel, planned.kernel) || strcmp(p.args.path, planned.path))) {
+        fprintf(stderr, "FAIL %s %dx%dx%d: launched %s (%s), but the plan is %s (%s)\n", step->name,
+                m, n, k, p.args.path, p.args.kernel, planned.path, planned.kernel);
+        status = 1;
+    }
 
     if (o->csv) {
-        printf("%s,%s,%d,%d,%d,%s,%g,%g,%d,%.6f,%.1f,%.1f,%.1f,%.6f,%.1f,%.4f,%s,%.2f,\"%s\"\n", step->name,
-               gemm_dtype_name(t), m, n, k, p.args.path, o->alpha, o->beta, tk.reps, tk.median,
+        printf("%s,%s,%d,%d,%d,%s,%s,%g,%g,%d,%.6f,%.1f,%.1f,%.1f,%.6f,%.1f,%.4f,%s,%.2f,\"%s\"\n", step->name,
+               gemm_dtype_name(t), m, n, k, p.args.path, p.args.kernel, o->alpha, o->beta, tk.reps,
+               tk.median,
                gflops(&p.args, tk.median), gflops(&p.args, tk.max), gflops(&p.args, tk.min), tb.median,
                gflops(&p.args, tb.median), ratio, check, ref_seconds, step->config);
     } else {
         printf("%s  %s  M=%d N=%d K=%d  alpha=%g beta=%g  path=%s  (%s)\n", step->name, gemm_dtype_name(t),
                m, n, k, o->alpha, o->beta, p.args.path, prop->name);
+        if (step->plan) printf("  kernel  %s\n", p.args.kernel);
         printf("  config  %s; kernel code %s\n", step->config, code);
         if (timed)
             printf("  kernel  %9.3f ms median of %d (min %.3f, max %.3f)  %10.1f GFLOPS (%.1f .. %.1f)\n",
@@ -351,6 +371,24 @@ static int check_arch(const gemm_step *step, const struct cudaDeviceProp *prop, 
     return 0;
 }
 
+/* --plan: for each shape, the path and kernel the step would launch on a GPU of o->sms SMs (the
+ * H100's and H200's 132 by default), host code only; 2 if a forced path cannot run on a shape. */
+static int print_plans(const gemm_step *step, const gemm_options *o) {
+    int status = 0;
+    for (int i = 0; i < o->nshapes; i++) {
+        const int *s = o->shapes[i];
+        gemm_args a = {s[0], s[1], s[2], o->alpha, o->beta, o->dtype, ALIGNED_PTR, ALIGNED_PTR,
+                       ALIGNED_PTR, "default", o->path, ""};
+        if (step->plan(&a, o->sms ? o->sms : 132)) {
+            printf("%dx%dx%d refused: %s\n", s[0], s[1], s[2], a.kernel);
+            status = 2;
+        } else {
+            printf("%dx%dx%d %s %s\n", s[0], s[1], s[2], a.path, a.kernel);
+        }
+    }
+    return status;
+}
+
 /* Whether name is one of the space-separated words of paths. */
 static int has_path(const char *paths, const char *name) {
     const size_t len = strlen(name);
@@ -383,11 +421,24 @@ int gemm_main(int argc, char **argv, const gemm_step *step) {
             fprintf(stderr, "%s: unknown --path '%s': this step's paths are %s\n", prog, o.path,
                     step->paths);
         else
-            fprintf(stderr, "%s: --path: this step has one code path (13_shape_dispatch has several)\n",
+            fprintf(stderr, "%s: --path: this step has one code path (the steps that choose by shape have several)\n",
                     prog);
         gemm_usage(stderr, prog, step->dtypes);
         return 2;
     }
+
+    if ((o.plan || o.sms) && !step->plan) {
+        fprintf(stderr, "%s: --plan/--sms: this step has one kernel; the steps that choose by shape "
+                "plan\n", prog);
+        gemm_usage(stderr, prog, step->dtypes);
+        return 2;
+    }
+    if (o.sms && !o.plan) {
+        fprintf(stderr, "%s: --sms is for --plan (a run uses this GPU's SMs)\n", prog);
+        gemm_usage(stderr, prog, step->dtypes);
+        return 2;
+    }
+    if (o.plan) return print_plans(step, &o);
 
     int devices = 0, runtime = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);

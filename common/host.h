@@ -34,6 +34,8 @@ typedef struct {
     gemm_dtype dtype;
     const char *save_dir;
     const char *path; /* --path NAME, checked against the step's paths by the harness */
+    int plan;         /* --plan: print what each shape would launch, touch no GPU */
+    int sms;          /* --sms N: the SM count --plan assumes (0: this GPU's, or 132) */
 } gemm_options;
 
 /* Fills *o from argv. Returns 0, or 2 with a one-line reason in err.

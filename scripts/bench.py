@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import steps as stepinfo  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIELDS = ["run", "step", "dtype", "m", "n", "k", "path", "ms", "gflops", "cublas_gflops", "ratio", "check", "ref_s",
+FIELDS = ["run", "step", "dtype", "m", "n", "k", "path", "kernel", "ms", "gflops", "cublas_gflops", "ratio", "check", "ref_s",
           "gpu", "driver", "cuda", "commit", "date", "config"]
 
 

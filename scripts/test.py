@@ -10,7 +10,9 @@ Environment: ARCH, NVCC, NVCCFLAGS come from the Makefile. STEPS="03_smem
 the command-line and GPU tests (to test another build, e.g. ARCH=sm_75, on a GPU).
 """
 import concurrent.futures as cf
+import csv
 import glob
+import io
 import itertools
 import os
 import re
@@ -84,7 +86,7 @@ def selftests():
 
 # ---- 1b. the command line of the real binaries (CPU) ------------------------
 BAD_USAGE = [["--bogus"], ["0", "5", "5"], ["-3"], ["12x"], ["1", "2", "3", "4"], ["--reps"],
-             ["99999999999"], ["--alpha", "inf"], ["--path", "bogus"]]
+             ["99999999999"], ["--alpha", "inf"], ["--path", "bogus"], ["--sms", "0"], ["--sms", "64"]]
 
 
 def cli_tests(have_gpu):
@@ -99,6 +101,11 @@ def cli_tests(have_gpu):
                   and lines[1].startswith("usage: ") and not p.stdout)
             record(ok, f"{step}: '{' '.join(args)}' exits 2 with a one-line message and the usage",
                    f"rc {p.returncode}, stderr '{tail(p.stderr, 2)}'")
+        p = run([exe, "--plan"], timeout=60)
+        record(p.returncode == (0 if step_paths(step) else 2) and (p.stdout.startswith("4096x4096x4096 ")
+                                                                    or not step_paths(step)),
+               f"{step}: --plan {'prints its choice' if step_paths(step) else 'is refused: one kernel'}, no GPU",
+               f"rc {p.returncode}, '{tail(p.stdout + p.stderr, 2)}'")
         p = run([exe, "--help"], timeout=60)
         listed = re.search(r"Paths of this step \(--path\): (.*)", p.stdout + p.stderr)
         listed = listed.group(1).split() if listed else []
@@ -276,40 +283,91 @@ def tile_path(path):
     return path.startswith(("tma_", "pair_")) or path == "swap"
 
 
-def expected_path(forced, m, n, k, paths):
-    """The path a forced run must report: the one asked for, except where it cannot serve the
-    shape. A tensor map needs K and N multiples of 8 (else the fallback); split-K needs at least
-    8 K-slices of 64 (else one K range: any of the step's tile paths)."""
-    if tile_path(forced) or forced == "splitk":
-        if k % 8 or n % 8:
-            return ["fallback"]
-        if forced == "splitk" and (k + 63) // 64 < 8:
-            return [p for p in paths if tile_path(p)]
-    return [forced]
+def feasible(path, m, n, k):
+    """Whether a forced path can run on a shape; where it cannot, the step refuses (exit 2). A
+    tensor map needs K and N multiples of 8; split-K needs at least 8 K-slices of 64."""
+    if tile_path(path) or path == "splitk":
+        return k % 8 == 0 and n % 8 == 0 and (path != "splitk" or (k + 63) // 64 >= 8)
+    return True
+
+
+def kernel_matches(path, kernel):
+    """Whether the instantiation a run reports (key=value words) is the one its path names:
+    tma_nW and pair_nW a W-wide tile in one K range, alone or in a cluster of two; swap the
+    swapped product; splitk two or more K ranges; the others their own kernel."""
+    w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
+    if path.startswith(("tma_n", "pair_n")):
+        return (w.get("tile", "").endswith("x" + path.split("_n")[1]) and w.get("swap") == "0"
+                and w.get("splits") == "1" and w.get("cluster") == ("2" if path.startswith("pair_") else "1"))
+    if path == "swap":
+        return w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == "1"
+    if path == "splitk":
+        return w.get("splits", "0").isdigit() and int(w["splits"]) >= 2 and w.get("cluster") == "1"
+    return w.get("kernel") == path
 
 
 def path_tests(step, exe):
-    """Every path of a step that chooses by shape, forced with --path on the whole shape list (both
-    dtypes, beta 0 with C poisoned and beta != 0), each row reporting the path it took; and
-    compute-sanitizer memcheck and racecheck on each path."""
-    shapes = [tuple(map(int, s.split("x"))) for s in SHAPES.split(",")]
+    """Every path of a step that chooses by shape, forced with --path on the shapes of the list it
+    can take (both dtypes, beta 0 with C poisoned and beta != 0), each row reporting that path and
+    an instantiation of it (the harness also checks that the kernel launched is the planned one);
+    a shape it cannot take refused with exit 2; compute-sanitizer memcheck and racecheck on each."""
     paths = step_paths(step)
     for path in paths:
+        shapes = [s for s in SHAPES.split(",") if feasible(path, *map(int, s.split("x")))]
+        others = [s for s in SHAPES.split(",") if s not in shapes]
         for dtype in stepinfo.step_dtypes(ROOT, step):
             for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
                                 ("alpha = -1.5, beta = 0.75", ["--alpha", "-1.5", "--beta", "0.75"])):
-                p = run([exe, "--shapes", SHAPES, "--reps", "0", "--dtype", dtype, "--csv", "--path", path] + scal)
-                rows = [l.split(",") for l in p.stdout.splitlines()[1:] if l.strip()]
-                wrong = [f"{r[2]}x{r[3]}x{r[4]}: {r[5]}" for r, s in zip(rows, shapes)
-                         if r[5] not in expected_path(path, *s, paths)]
+                p = run([exe, "--shapes", ",".join(shapes), "--reps", "0", "--dtype", dtype, "--csv",
+                         "--path", path] + scal)
+                rows = list(csv.DictReader(io.StringIO(p.stdout)))
+                wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['path']} ({r['kernel']})" for r in rows
+                         if r["path"] != path or not kernel_matches(path, r["kernel"])]
                 record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
-                       f"{step}: {dtype}: --path {path}: every shape of the list verifies and takes that path, {label}",
-                       tail(p.stderr) + (f" paths: {wrong[:4]}" if wrong else "") + f" ({len(rows)} rows)")
+                       f"{step}: {dtype}: --path {path}: the {len(shapes)} shapes of the list it takes verify "
+                       f"and launch its kernel, {label}",
+                       tail(p.stderr) + (f" launched: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
+        if others:
+            p = run([exe, others[0], "--reps", "0", "--path", path])
+            record(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "cannot run" in p.stderr,
+                   f"{step}: --path {path} on {others[0]}, which it cannot take: refused in one line, exit 2",
+                   f"exit {p.returncode}: " + tail(p.stdout + p.stderr))
+        small = ",".join(s for s in SANITIZER_SHAPES.split(",") if feasible(path, *map(int, s.split("x"))))
         for tool, beta in (("memcheck", "0.5"), ("racecheck", "0")):
-            p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes", SANITIZER_SHAPES,
+            p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes", small,
                      "--reps", "0", "--dtype", "bf16", "--beta", beta, "--path", path])
             record(p.returncode == 0, f"{step}: bf16: --path {path}: compute-sanitizer {tool}, beta {beta}, small odd shapes",
                    tail(p.stdout + p.stderr))
+
+
+def plan_tests():
+    """The dispatchers' rules on the CPU: tests/plans.txt lists shapes with the path and kernel each
+    step that chooses by shape must plan for them on 132 SMs (--plan, no GPU), a forced path's
+    too, and refusals; every path of such a step appears in the table."""
+    print("== dispatch rules (--plan, CPU)", flush=True)
+    table = {}
+    for line in open(os.path.join("tests", "plans.txt")):
+        if line.strip() and not line.startswith("#"):
+            step, shape, forced, want = line.split(None, 3)
+            table.setdefault((step, forced), []).append((shape, want.strip()))
+    for step in STEPS:
+        if not step_paths(step):
+            continue
+        planned = set()
+        for (s, forced), rows in sorted(table.items()):
+            if s != step:
+                continue
+            cmd = [os.path.join(step, "gemm"), "--plan", "--sms", "132", "--dtype", "bf16",
+                   "--shapes", ",".join(r[0] for r in rows)] + (["--path", forced] if forced != "-" else [])
+            p = run(cmd)
+            got = [" ".join(l.split()[1:]) for l in p.stdout.splitlines()]
+            for (shape, want), g in zip(rows, got + [""] * len(rows)):
+                record(g == want, f"{step}: plan of {shape}{'' if forced == '-' else ' --path ' + forced}: {want}",
+                       f"planned: {g or tail(p.stderr)}")
+                planned.add(want.split()[0])
+        missing = [p for p in step_paths(step) if p not in planned]
+        record(not missing and "refused:" in planned, f"{step}: tests/plans.txt plans every path and a refusal",
+               f"never planned: {missing}")
 
 
 def gpu_tests():
@@ -486,6 +544,7 @@ def main():
         autotune_rules()
         flags_lookup_tests(have_gpu)
     cli_tests(have_gpu)
+    plan_tests()
     if not gpu_only:
         static_checks()
     if have_gpu:
