@@ -2,7 +2,7 @@
 #
 # The GPU architecture comes from the installed GPU (nvidia-smi); override it
 # with ARCH=sm_80. On Hopper (compute capability 9.0) it is sm_90a, which adds
-# the architecture-specific instructions that steps 11-13 need. Without a GPU
+# the architecture-specific instructions that steps 11 on need. Without a GPU
 # the build is portable: sm_75 and sm_80 machine code plus compute_80 PTX,
 # which the driver compiles at the first launch on any newer GPU. A step that
 # needs one architecture names it in its header ("BUILD_ARCH: sm_90a").
@@ -53,7 +53,7 @@ help:
 	@echo "make autotune [N=7]  search step 7's tile sizes on this GPU (no N: 07-10 in turn); writes NN_name/tuned/<GPU>.flags"
 	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, GFLOPS against size"
 	@echo "make sweep           every step and cuBLAS over sizes $(firstword $(SWEEP_SIZES)) ... $(lastword $(SWEEP_SIZES)); recorded in results/"
-	@echo "make shapes          shape sensitivity (N = K = 8192, M = 1 ... 4096, and N small) of the fastest steps and step 13"
+	@echo "make shapes          shape sensitivity (N = K = 8192, M = 1 ... 4096, and N small) of the fastest steps and the last"
 	@echo "make profile N=6 [SHAPE=4096] [DTYPE=fp16] [GEMM_PATH=gemv_m]   Nsight Compute counters of one step"
 	@echo "make sass N=6        the step's SASS with the lesson's instructions counted"
 	@echo "make clean"
@@ -81,7 +81,8 @@ STEP_FLAGS = $(NVCCFLAGS) $(if $(TUNED),$(shell grep -v '^\#' $(TUNED))) $(ARCH_
 build/config/%.txt: FORCE
 	@mkdir -p $(@D)
 	@echo '$(STEP_FLAGS)' | cmp -s - $@ 2>/dev/null || echo '$(STEP_FLAGS)' > $@
-%/gemm: %/gemm.cu common/gemm.h $(COMMON_OBJS) build/config/%.txt $$(wildcard $$*/tuned/*.flags)
+%/gemm: %/gemm.cu common/gemm.h $(wildcard common/*.cuh) $(COMMON_OBJS) build/config/%.txt \
+         $$(wildcard $$*/tuned/*.flags $$*/plan.h)
 	@$(if $(TUNED),echo "$* uses $(TUNED): $(shell grep -v '^#' $(TUNED))";) true
 	@$(NVCC) $(STEP_FLAGS) -DSTEP_NAME=\"$*\" -Xptxas -v $< $(COMMON_OBJS) -o $@ $(LDLIBS) 2> $*/ptxas.txt \
 	  || { cat $*/ptxas.txt >&2; rm -f $@; exit 1; }
@@ -97,9 +98,15 @@ step:
 run: step
 	./$(STEP)/gemm $(ARGS)
 
+# The lesson: gemm.cu against the step before, the dispatcher's rules (plan.h) where the step has
+# them, and a header of common/ that this step is the first to include (its new primitives).
 diff:
 	@test -n "$(STEP)" -a -n "$(PREV)" || { echo "make diff: need N with a step before it (steps: $(STEPS))" >&2; exit 2; }
 	@diff -u $(PREV)/gemm.cu $(STEP)/gemm.cu || true
+	@if [ -f $(STEP)/plan.h ]; then diff -u $(or $(wildcard $(PREV)/plan.h),/dev/null) $(STEP)/plan.h || true; fi
+	@for h in $(notdir $(wildcard common/*.cuh)); do \
+	  if grep -q "#include \"$$h\"" $(STEP)/gemm.cu && ! grep -q "#include \"$$h\"" $(PREV)/gemm.cu; then \
+	    diff -u /dev/null common/$$h || true; fi; done
 
 test: all build/selftest
 	@ARCH=$(ARCH) NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" PLOT_PYTHON="$(PLOT_PYTHON)" $(PYTHON) scripts/test.py

@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(THREADS)
             /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16 k-rows (2 KB)
              * further. */
             wgmma<BN, 0, 1, T>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
-                          sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
+                               sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
         wgmma_commit();
         /* Up to one slice's wgmmas stay in flight; the previous slice's are done after this. */
         wgmma_wait<1>();

@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
-            mbar_init(&full[s], 1);           /* the producer's expect_bytes, then the TMA bytes */
+            mbar_init(&full[s], 1); /* the producer's expect_bytes, then the TMA bytes */
             mbar_init(&empty[s], WARPGROUPS); /* one arrival per consumer warpgroup */
         }
         /* Make the initialized barriers visible to the async proxy (the TMA engine). */
@@ -144,8 +144,8 @@ __global__ void __launch_bounds__(THREADS, 1)
             const int2 tile = tile_coords(t, tiles_m, tiles_n);
             for (int slice = 0; slice < slices; slice++) {
                 mbar_wait(&empty[pos.stage], pos.phase ^ 1u);
-                mbar_expect_bytes(&full[pos.stage],
-                                  STAGE_BYTES); /* boxes past the edge still deliver all bytes */
+                /* boxes past the edge still deliver all bytes */
+                mbar_expect_bytes(&full[pos.stage], STAGE_BYTES);
                 tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
                          &full[pos.stage]);
                 for (int j = 0; j < B_ATOMS; j++)
@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16 k-rows (2 KB)
                  * further. */
                 wgmma<BN, 0, 1, T>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
-                              sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
+                                   sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
             wgmma_commit();
             /* One slice's wgmmas stay in flight; the previous slice's are done after this. */
             wgmma_wait<1>();

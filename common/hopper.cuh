@@ -3,17 +3,18 @@
  * one small named wrapper, written once. The step that first uses a primitive explains it in
  * its README; later steps only call it, so that a diff between two steps never shows one.
  *
- *   mbarriers      mbar_init, mbar_expect_bytes, mbar_arrive, mbar_arrive_in, mbar_wait,
- *                  fence_mbarrier_init                                          (step 11, 15)
- *   TMA            tma_load, make_map (the host's tensor map)                   (step 11)
+ *   mbarriers      mbar_init, mbar_expect_bytes, mbar_arrive, mbar_wait,
+ *                  fence_mbarrier_init                                          (step 11)
+ *   TMA            tma_load                                                     (step 11)
  *                  tma_store, bulk_commit, bulk_wait_read, fence_async_shared   (step 13)
- *                  tma_load_multicast                                           (step 18)
+ *                  tma_load_multicast                                           (step 19)
  *   wgmma          sw128_desc, wgmma<N, TRANS_A, TRANS_B>, wgmma_fence, wgmma_commit,
  *                  wgmma_wait, fence_registers                                  (step 11)
  *   the ring       ring_pos, advance<STAGES>: (stage, phase) and its one advance (step 11)
  *   registers      setmaxnreg_dec, setmaxnreg_inc                               (step 12)
  *   barriers       warpgroup_sync (a named barrier of 128 threads)              (step 13)
- *   clusters       cluster_rank, cluster_sync, mbar_arrive_in (mapa)            (step 18)
+ *   clusters       cluster_rank, cluster_sync, mbar_arrive_in (mapa)            (step 19)
+ *   host           make_map (a tensor map), sm_count                            (steps 11, 13)
  *
  * Everything here is PTX of the PTX ISA (sections "mbarrier", "cp.async.bulk.tensor", "wgmma",
  * "setmaxnreg", "barrier.cluster", "mapa"); the tensor map comes from the driver API
@@ -269,6 +270,18 @@ static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int co
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+/* Host: the GPU's SM count, read once (a persistent grid launches one block per SM). */
+static int sm_count(void) {
+    static int count = 0;
+    if (!count) {
+        int device = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+            count = 1;
+    }
+    return count;
 }
 
 #endif /* HOPPER_CUH */

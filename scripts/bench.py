@@ -101,6 +101,8 @@ def main():
     ap.add_argument("--steps", default="", help="comma-separated step numbers or directory names (default: all built)")
     ap.add_argument("--fastest", action="store_true", help="only the fastest FP32 and tensor-core steps, and the last step")
     ap.add_argument("--run", choices=["bench", "sweep", "shapes"], default="bench", help="what the rows are recorded as")
+    ap.add_argument("--path", default="", help="force this path of a step that chooses by shape; recorded as run "
+                    "'path:NAME'")
     ap.add_argument("--no-check", action="store_true", help="skip verification (it costs a CPU reference per run)")
     ap.add_argument("--check-up-to", type=int, default=0, metavar="N",
                     help="verify only shapes with M*N*K <= N^3 (the float64 reference of 8192^3 takes ~40 s)")
@@ -131,6 +133,8 @@ def main():
         for step in steps:
             for dtype in stepinfo.step_dtypes(ROOT, step):
                 cmd = [os.path.join(ROOT, step, "gemm"), str(m), str(n), str(k), "--cublas", "--csv", "--dtype", dtype]
+                if args.path:
+                    cmd += ["--path", args.path]
                 if args.no_check or (args.check_up_to and m * n * k > args.check_up_to ** 3):
                     cmd.append("--no-check")
                 p = subprocess.run(cmd, capture_output=True, text=True)
@@ -145,7 +149,7 @@ def main():
                     continue
                 r = got[0]
                 row = {f: r.get(f, "") for f in FIELDS}
-                row.update(env, run=args.run)
+                row.update(env, run=f"path:{args.path}" if args.path else args.run)
                 rows[key(row)] = row
                 g = float(r["gflops"])
                 speedup = f"{g / prev[dtype]:7.2f}x" if dtype in prev and prev[dtype] > 0 else f"{'':>8}"

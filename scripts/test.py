@@ -260,7 +260,8 @@ SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x12
 # 136x264x72 and 8x8x8: multiples of 8 (the 16-byte and TMA paths) with partial tiles in M, N and K.
 # 2056x2056x136 and 17000x8x8: more output tiles than an H200 has SMs (153 and 133 tiles of 128 x 256),
 # so that each block of step 12's persistent grid takes several, and strips of tile rows end early.
-SANITIZER_SHAPES = "1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8,17000x8x8"
+SANITIZER_SHAPES = "1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8,17000x8x8,72x136x576"
+# 72x136x576: K of 9 slices of 64, the smallest kind of shape split-K takes.
 
 
 def gpu_present():
@@ -310,8 +311,12 @@ def path_tests(step, exe):
     """Every path of a step that chooses by shape, forced with --path on the shapes of the list it
     can take (both dtypes, beta 0 with C poisoned and beta != 0), each row reporting that path and
     an instantiation of it (the harness also checks that the kernel launched is the planned one);
-    a shape it cannot take refused with exit 2; compute-sanitizer memcheck and racecheck on each."""
+    a shape it cannot take refused with exit 2; compute-sanitizer memcheck and racecheck on each.
+    The last step is tested on every path, the steps before it on the paths they add."""
     paths = step_paths(step)
+    i = ALL_STEPS.index(step)
+    if step != ALL_STEPS[-1] and i > 0:
+        paths = [p for p in paths if p not in step_paths(ALL_STEPS[i - 1])]
     for path in paths:
         shapes = [s for s in SHAPES.split(",") if feasible(path, *map(int, s.split("x")))]
         others = [s for s in SHAPES.split(",") if s not in shapes]
@@ -328,7 +333,7 @@ def path_tests(step, exe):
                        f"and launch its kernel, {label}",
                        tail(p.stderr) + (f" launched: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
         if others:
-            p = run([exe, others[0], "--reps", "0", "--path", path])
+            p = run([exe, "--shapes", others[0], "--reps", "0", "--path", path])
             record(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "cannot run" in p.stderr,
                    f"{step}: --path {path} on {others[0]}, which it cannot take: refused in one line, exit 2",
                    f"exit {p.returncode}: " + tail(p.stdout + p.stderr))
@@ -338,6 +343,22 @@ def path_tests(step, exe):
                      "--reps", "0", "--dtype", "bf16", "--beta", beta, "--path", path])
             record(p.returncode == 0, f"{step}: bf16: --path {path}: compute-sanitizer {tool}, beta {beta}, small odd shapes",
                    tail(p.stdout + p.stderr))
+
+
+def lesson_bounds():
+    """From step 12 on, each lesson is one idea: `make diff` (gemm.cu, plan.h, a header of common/
+    that the step is the first to include) changes at most 300 lines, and no gemm.cu is over 600."""
+    print("== lesson bounds (CPU)", flush=True)
+    for step in STEPS:
+        lines = sum(1 for _ in open(os.path.join(step, "gemm.cu")))
+        record(lines <= 600, f"{step}: gemm.cu has at most 600 lines", f"{lines} lines")
+        n = int(step[:2])
+        if n < 12 or ALL_STEPS.index(step) == 0:
+            continue
+        p = run(["make", "-s", "--no-print-directory", "diff", f"N={n}"])
+        changed = [l for l in p.stdout.splitlines() if l[:1] in "+-" and not l.startswith(("+++", "---"))]
+        record(p.returncode == 0 and 0 < len(changed) <= 300,
+               f"{step}: make diff N={n} changes at most 300 lines", f"{len(changed)} lines")
 
 
 def plan_tests():
@@ -545,6 +566,7 @@ def main():
         flags_lookup_tests(have_gpu)
     cli_tests(have_gpu)
     plan_tests()
+    lesson_bounds()
     if not gpu_only:
         static_checks()
     if have_gpu:

@@ -1,21 +1,13 @@
 /*
- * Step 13: one kernel does not fit every shape. Step 12's kernel fills the GPU only when there
- * are enough 128 x 256 tiles: at M = 16 (N = K = 8192) there are 32 for 132 SMs, and B, whose
- * streaming from DRAM is the shape's real cost, arrives at a quarter of the GPU's rate. A library
- * keeps a table of kernels chosen by shape; this step has these, and the rules that choose:
- * - step 12's kernel with the tile as template parameters: BN = 256, 192, 128, 96 or 64 (the
- *   wgmma instruction's N) and one to three consumer warpgroups (BM = 64 to 192), so that
- *   narrow outputs get narrower tiles and more of them, and 1536^3 gets one wave of 192 x 96;
- * - the same kernel on the swapped product C^T = B^T A^T for M <= 32, M in the instruction's N;
- * - pairs: clusters of two blocks on neighbouring tiles that multicast their shared A tile;
- * - split-K: K cut into `splits` ranges whose FP32 partial sums go to a workspace, added up by
- *   a second kernel that applies alpha and beta once;
- * - two GEMV kernels, for M <= 8 or N <= 8, which stream the large matrix with 16-byte loads on
- *   the CUDA cores: at 2 FLOPs per 2-byte element read, DRAM bounds them, not arithmetic;
- * - launch_gemm, which picks one by rules that count waves of work on this GPU's SMs.
+ * Step 19: clusters of two, the library step (Hopper only). With two tiles per tile row (N = 256
+ * at M = 8192) both blocks of the row read the same rows of A, most of the bytes. A cluster of two
+ * blocks on neighbouring tiles loads each half of the A tile once and multicasts it into both
+ * blocks' shared memory (TMA .multicast::cluster); a consumer frees a stage in both blocks (a
+ * remote mbarrier arrive through mapa), and the cluster meets at the start and the end.
  *
- *     make step N=13 && ./13_shape_dispatch/gemm 16 8192 8192 --dtype bf16 --cublas
- *     ./13_shape_dispatch/gemm 16 8192 8192 --dtype bf16 --cublas --path tma_n256
+ *     make step N=19 && ./19_clusters/gemm 8192 256 8192 --dtype bf16 --cublas
+ *     ./19_clusters/gemm 8192 256 8192 --dtype bf16 --cublas --path tma_n128
+ *     ./19_clusters/gemm --plan --shapes 8192x256x8192,16x8192x8192    (the choice, no GPU)
  *
  * BUILD_ARCH: sm_90a
  */
@@ -152,10 +144,10 @@ template <int PAIR> static __device__ __forceinline__ void release(uint64_t *bar
         mbar_arrive_in(bar, threadIdx.x % 128);
 }
 
-/* Step 12's kernel, BM x BN, over units of work: unit u is tile u % tiles (with PAIR = 2, a pair
+/* Step 13's kernel, BM x BN, over units of work: unit u is tile u % tiles (with PAIR = 2, a pair
  * of tiles, one per block of the cluster) and K range u / tiles of `splits` (slices
  * [split * slices / splits, (split + 1) * slices / splits), never empty since splits <= slices).
- * With splits == 1 a unit is a tile and C is written as in step 12; with more, each unit writes
+ * With splits == 1 a unit is a tile and C is written as in step 13; with more, each unit writes
  * its raw FP32 sums to its own M x N plane of `partial`, and splitk_reduce adds the planes and
  * applies alpha and beta. SWAP: the same on C^T = B^T A^T (tiles of BM columns of C by BN rows). */
 template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1>
@@ -174,7 +166,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     T *const a_tiles = reinterpret_cast<T *>(smem); /* [STAGES][BM][BK], swizzled */
     T *const b_tiles = reinterpret_cast<T *>(
         smem + STAGES * ring::A_TILE_BYTES); /* [STAGES][B_ATOMS][BK][64], swizzled */
-    /* [WG][64][OUT_COLS] FP32, swizzled: C on its way out */
+    /* [WG][OUT_STAGES][64][OUT_COLS] FP32, swizzled: C on its way out */
     unsigned char *const out_tiles = smem + STAGES * ring::STAGE_BYTES;
     uint64_t *const full = reinterpret_cast<uint64_t *>(out_tiles + ring::OUT_BYTES);
     uint64_t *const empty = full + STAGES;
@@ -396,167 +388,7 @@ __global__ void __launch_bounds__(256) splitk_reduce(const float *partial, int p
     reinterpret_cast<float4 *>(C)[item] = c;
 }
 
-/* ---- GEMV: M or N of at most GEMV_ROWS. Per element of the large matrix there are 2 FLOPs, so
- * these kernels only have to keep enough 16-byte loads in flight to run at DRAM speed. ---- */
-#define GEMV_ROWS 8 /* rows of C per gemv_m block (columns per gemv_n block) */
-#define GEMV_THREADS 256
-#define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
-#ifndef GEMV_N_UNROLL
-#define GEMV_N_UNROLL 4 /* ... and a gemv_n lane */
-#endif
-
-/* Eight 16-bit elements as floats. */
-template <typename T> static __device__ __forceinline__ void unpack8(uint4 u, float x[8]) {
-    const T *h = reinterpret_cast<const T *>(&u);
-#pragma unroll
-    for (int e = 0; e < 8; e++) x[e] = static_cast<float>(h[e]);
-}
-
-/* x[i .. i + 7] of a row of `len` elements as floats, zeros past the end; one 16-byte load where
- * the row allows it (vec: the row starts on 16 bytes and i is a multiple of 8). */
-template <typename T>
-static __device__ __forceinline__ void load8(const T *row, int i, int len, bool vec, float x[8]) {
-    if (vec && i + 8 <= len) {
-        unpack8<T>(__ldg(reinterpret_cast<const uint4 *>(row + i)), x);
-        return;
-    }
-#pragma unroll
-    for (int e = 0; e < 8; e++) x[e] = i + e < len ? static_cast<float>(row[i + e]) : 0.0f;
-}
-
-/* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.z), and
- * walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each: a warp reads 512
- * contiguous bytes per row, GEMV_UNROLL rows before it multiplies (streaming loads: B is read
- * once). The rows of A it needs are
- * staged in shared memory as floats. It writes its raw sums to plane blockIdx.y of partial, which
- * splitk_reduce adds up. */
-template <typename T, int R>
-__global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
-    gemv_m_kernel(int M, int N, int K, const T *A, const T *B, int k_chunk, float *partial) {
-    extern __shared__ float a_rows[]; /* [R][k_chunk] */
-    /* blockIdx.x numbers (column block, row block) pairs: gridDim.y and z stop at 65535 */
-    const int col_blocks = ceil_div(ceil_div(N, 8), GEMV_THREADS);
-    const int col = (blockIdx.x % col_blocks * GEMV_THREADS + threadIdx.x) * 8;
-    const int m0 = blockIdx.x / col_blocks * R;
-    const int k0 = blockIdx.y * k_chunk, k1 = min(K, k0 + k_chunk), rows = min(R, M - m0);
-    for (int i = threadIdx.x; i < R * k_chunk; i += GEMV_THREADS) {
-        const int r = i / k_chunk, k = k0 + i % k_chunk;
-        a_rows[i] = r < rows && k < k1 ? static_cast<float>(A[(size_t)(m0 + r) * K + k]) : 0.0f;
-    }
-    __syncthreads();
-    float acc[R][8] = {};
-    if (col < N) {
-        const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
-        int k = k0;
-        if (vec)
-            for (; k + GEMV_UNROLL <= k1; k += GEMV_UNROLL) { /* the loads first, then the FMAs */
-                uint4 raw[GEMV_UNROLL];
-#pragma unroll
-                for (int u = 0; u < GEMV_UNROLL; u++)
-                    raw[u] = __ldcs(reinterpret_cast<const uint4 *>(B + (size_t)(k + u) * N + col));
-#pragma unroll
-                for (int u = 0; u < GEMV_UNROLL; u++) {
-                    float b[8];
-                    unpack8<T>(raw[u], b);
-#pragma unroll
-                    for (int r = 0; r < R; r++) {
-                        const float a = a_rows[r * k_chunk + k - k0 + u];
-#pragma unroll
-                        for (int e = 0; e < 8; e++) acc[r][e] += a * b[e];
-                    }
-                }
-            }
-        for (; k < k1; k++) { /* the rest of the range, and rows that are not 16-byte units */
-            float b[8];
-            load8(B + (size_t)k * N, col, N, vec, b);
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                const float a = a_rows[r * k_chunk + k - k0];
-#pragma unroll
-                for (int e = 0; e < 8; e++) acc[r][e] += a * b[e];
-            }
-        }
-    }
-    float *const plane = partial + (size_t)blockIdx.y * M * N;
-    for (int r = 0; r < rows; r++)
-        for (int e = 0; e < 8; e++)
-            if (col + e < N) plane[(size_t)(m0 + r) * N + col + e] = acc[r][e];
-}
-
-/* N small: A streamed. A warp owns one row of C and CN of its columns (blockIdx.y); its lanes
- * read 16 bytes of the row of A each, 512 contiguous bytes per step, GEMV_N_UNROLL steps before
- * they multiply, with the matching rows of B (N * 2 bytes each). Every warp reads all of B: for
- * N = 1 it is staged in shared memory once per block, where it does not compete with the stream
- * of A for L1. A warp reduction adds the lanes' sums. CN = 1, 4 or 8 columns: the sums are CN
- * registers, and fewer registers leave room for more warps, whose loads in flight are what keeps
- * DRAM busy. */
-template <typename T, int CN>
-__global__ void __launch_bounds__(GEMV_THREADS)
-    gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
-                  bool b_staged) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    /* blockIdx.x numbers (row block, column group) pairs: gridDim.y stops at 65535 */
-    const int row_blocks = ceil_div(M, GEMV_THREADS / 32);
-    const int row = blockIdx.x % row_blocks * (GEMV_THREADS / 32) + warp;
-    const int n0 = blockIdx.x / row_blocks * CN;
-    extern __shared__ uint4 b_stage[]; /* b_staged: B (N = 1, K <= 24576) read once per block */
-    if (CN == 1 && b_staged) {
-        for (int i = threadIdx.x; i < K / 8; i += GEMV_THREADS)
-            b_stage[i] = __ldg(reinterpret_cast<const uint4 *>(B) + i);
-        __syncthreads();
-    }
-    if (row >= M) return;
-    const int cols = min(CN, N - n0);
-    const T *a_row = A + (size_t)row * K;
-    const bool vec = K % 8 == 0 && (size_t)A % 16 == 0, b_vec = N == 1 && (size_t)B % 16 == 0;
-    float acc[CN] = {};
-    for (int k = lane * 8; k < K; k += 32 * 8 * GEMV_N_UNROLL) {
-        /* A is read once: streaming loads (evict first) */
-        uint4 raw[GEMV_N_UNROLL];
-#pragma unroll
-        for (int u = 0; u < GEMV_N_UNROLL; u++)
-            if (vec && k + 256 * u + 8 <= K)
-                raw[u] = __ldcs(reinterpret_cast<const uint4 *>(a_row + k + 256 * u));
-#pragma unroll
-        for (int u = 0; u < GEMV_N_UNROLL; u++) {
-            const int ku = k + 256 * u;
-            if (ku >= K) break;
-            float a[8];
-            if (vec && ku + 8 <= K)
-                unpack8<T>(raw[u], a);
-            else
-                load8(a_row, ku, K, false, a);
-            if (CN == 1 && b_vec) { /* N = 1: B is one contiguous column */
-                float b[8];
-                if (b_staged && ku + 8 <= K)
-                    unpack8<T>(b_stage[ku / 8], b);
-                else
-                    load8(B, ku, K, true, b);
-#pragma unroll
-                for (int e = 0; e < 8; e++) acc[0] += a[e] * b[e];
-                continue;
-            }
-#pragma unroll 2 /* (fully unrolled, CN = 8 hoists 256 loads of B into 228 registers) */
-            for (int e = 0; e < 8; e++)
-                if (ku + e < K)
-#pragma unroll
-                    for (int c = 0; c < CN; c++)
-                        if (c < cols)
-                            acc[c] += a[e] * static_cast<float>(B[(size_t)(ku + e) * N + n0 + c]);
-        }
-    }
-#pragma unroll
-    for (int c = 0; c < CN; c++)
-        for (int o = 16; o > 0; o /= 2) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], o);
-    if (lane < cols) {
-        float v = acc[0];
-#pragma unroll
-        for (int c = 1; c < CN; c++)
-            if (lane == c) v = acc[c];
-        float *c = &C[(size_t)row * N + n0 + lane];
-        *c = beta == 0.0f ? alpha * v : alpha * v + beta * *c;
-    }
-}
+#include "gemv.cuh" /* the GEMV kernels of step 18 */
 
 /* Shapes whose rows are not whole 16-byte units (K or N not a multiple of 8) cannot be
  * described by a tensor map: they take a plain 32 x 32 shared-memory tiling (the idea of step 03),
@@ -586,17 +418,7 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
-/* The GPU's SM count, read once. */
-static int sm_count(void) {
-    static int count = 0;
-    if (!count) {
-        int device = 0;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-            count = 1;
-    }
-    return count;
-}
+#include "plan.h"
 
 /* The FP32 workspace of split-K and gemv_m: grown when a problem needs more, kept otherwise (the
  * harness's untimed warm-up runs make it). */
@@ -620,9 +442,10 @@ static cudaError_t reduce_planes(const gemm_args *p, const float *partial, int p
     return cudaGetLastError();
 }
 
-/* Step 12's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges, swapped or in pairs. */
+/* Step 13's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges, swapped or in pairs. */
 template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1>
 static cudaError_t launch_tma(gemm_args *p, int splits) {
+    describe_tile(p->kernel, BN, WG, SWAP, PAIR, splits);
     using ring = tiling<BN, WG, SWAP>;
     auto *const kernel = gemm_kernel<T, BN, WG, SWAP, PAIR>;
     const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
@@ -674,18 +497,6 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     return reduce_planes(p, partial, splits);
 }
 
-/* The instantiation a launch ran, in the words --plan, the summary and the CSV use. */
-static void describe_tile(char *out, int bn, int wg, bool swap, int pair, int splits) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "tile=%dx%d wg=%d swap=%d cluster=%d splits=%d",
-             64 * wg, bn, wg, swap, pair, splits);
-}
-
-template <typename T, int BN, int WG, bool SWAP, int PAIR>
-static cudaError_t launch_tile(gemm_args *p, int splits) {
-    describe_tile(p->kernel, BN, WG, SWAP, PAIR, splits);
-    return launch_tma<T, BN, WG, SWAP, PAIR>(p, splits);
-}
-
 template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
     dim3 grid(ceil_div(p->m, 32) * ceil_div(p->n, 32)), block(32, 32);
     fallback_kernel<T><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
@@ -693,24 +504,7 @@ template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
     return cudaGetLastError();
 }
 
-/* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut so that
- * the grid has about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to
- * add up) to 1024 (its rows of A in shared memory: R x 4 KB). Host arithmetic, shared by the
- * launch and the plan. */
-struct gemv_m_grid {
-    int rows, col_blocks, row_blocks, k_chunk, planes;
-};
-static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
-    gemv_m_grid g;
-    g.rows = m == 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
-    g.col_blocks = ceil_div(ceil_div(n, 8), GEMV_THREADS);
-    g.row_blocks = ceil_div(m, g.rows);
-    const int splits = ceil_div(4 * sms, g.col_blocks * g.row_blocks);
-    const int k_chunk = ceil_div(ceil_div(k, splits), 8) * 8;
-    g.k_chunk = k_chunk < 128 ? 128 : k_chunk > 1024 ? 1024 : k_chunk;
-    g.planes = ceil_div(k, g.k_chunk);
-    return g;
-}
+/* gemv_m: R = M up to 8 rows per block, K cut as gemv_m_shape says (plan.h). */
 template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p) {
     const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sm_count());
     snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_m rows=%d splits=%d", R, g.planes);
@@ -729,8 +523,7 @@ template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
     return launch_gemv_m_rows<T, 8>(p);
 }
 
-/* gemv_n: CN = 1, 4 or 8 columns per warp (CN = 2 would spill at ptxas's 64 registers). */
-static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
+/* gemv_n: CN = 1, 4 or 8 columns per warp, as gemv_n_cols says (plan.h). */
 template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p) {
     snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_n cols=%d", CN);
     dim3 grid(ceil_div(p->m, GEMV_THREADS / 32) * ceil_div(p->n, CN));
@@ -747,186 +540,17 @@ template <typename T> static cudaError_t launch_gemv_n(gemm_args *p) {
     return launch_gemv_n_cols<T, GEMV_ROWS>(p);
 }
 
-/* ---- The dispatcher: host code only, so that --plan shows its choice without a GPU. ---- */
-typedef struct {
-    const char *path;   /* one of PATHS */
-    int bn, wg, splits; /* for the tensor-core paths: tile width, consumer warpgroups, K ranges */
-    int pair;           /* 2: clusters of two blocks that share the A tile */
-    bool swap;          /* the swapped product C^T = B^T A^T, M in the instruction's N */
-    double us;          /* the model's estimate */
-} gemm_plan;
-
-static gemm_plan named(const char *path) { return (gemm_plan){path, 0, 0, 0, 1, false, 0.0}; }
-
-/* Every instantiation of the tile kernel; a plan names one of these or is refused. */
+/* The launch of each instantiation plan.h may choose. */
 typedef cudaError_t (*tile_launch)(gemm_args *, int splits);
-#define TILE(BN, WG, SWAP, PAIR)                                                                   \
-    {BN, WG, SWAP, PAIR, launch_tile<__half, BN, WG, SWAP, PAIR>,                                  \
-     launch_tile<__nv_bfloat16, BN, WG, SWAP, PAIR>}
+#define TILE_LAUNCH(BN, WG, SWAP, PAIR)                                                            \
+    {BN, WG, SWAP, PAIR, launch_tma<__half, BN, WG, SWAP, PAIR>,                                  \
+     launch_tma<__nv_bfloat16, BN, WG, SWAP, PAIR>},
 static const struct {
     int bn, wg;
     bool swap;
     int pair;
     tile_launch f16, bf16;
-} TILES[] = {TILE(256, 2, false, 1), TILE(256, 1, false, 1), TILE(192, 2, false, 1),
-             TILE(192, 1, false, 1), TILE(128, 2, false, 1), TILE(128, 1, false, 1),
-             TILE(96, 3, false, 1),  TILE(64, 2, false, 1),  TILE(64, 1, false, 1),
-             TILE(16, 1, true, 1),   TILE(32, 1, true, 1),   TILE(64, 1, true, 1),
-             TILE(16, 2, true, 1),   TILE(32, 2, true, 1),   TILE(64, 2, true, 1),
-             TILE(256, 2, false, 2), TILE(256, 1, false, 2), TILE(128, 2, false, 2),
-             TILE(128, 1, false, 2), TILE(64, 2, false, 2),  TILE(64, 1, false, 2)};
-static int tile_index(const gemm_plan *plan) {
-    for (int i = 0; i < (int)(sizeof TILES / sizeof TILES[0]); i++)
-        if (TILES[i].bn == plan->bn && TILES[i].wg == plan->wg && TILES[i].swap == plan->swap &&
-            TILES[i].pair == plan->pair)
-            return i;
-    return -1;
-}
-
-/* The forced paths of the tile kernel without swap or split-K: their width and cluster. */
-static const struct {
-    const char *name;
-    int bn, pair;
-} TILE_PATHS[] = {{"tma_n256", 256, 1},  {"tma_n192", 192, 1},  {"tma_n128", 128, 1},
-                  {"tma_n96", 96, 1},    {"tma_n64", 64, 1},    {"pair_n256", 256, 2},
-                  {"pair_n128", 128, 2}, {"pair_n64", 64, 2}};
-static const char *tile_path(int bn, int pair) {
-    for (const auto &t : TILE_PATHS)
-        if (t.bn == bn && t.pair == pair) return t.name;
-    return NULL;
-}
-
-/* The model behind the tensor-core choice, from measurements on an H200 (README.md):
- * - a 128 x BN tile computes at a fraction of the SM's wgmma rate that falls with BN (n256: 1,
- *   n128: 0.88, n64: 0.57, each against cuBLAS at 4096^3; n192 between), 5 TFLOPS per SM at
- *   n256; 192 x 96 at 0.77, from its time at 1536^3 against n192's (18.2 us and 19.6, one wave
- *   each, with a ring of 4 stages);
- * - A and B come from DRAM at 3 TB/s (cuBLAS's rate at M = 1) once half the SMs stream (64
- *   tiles of 128 x 64 at N = 16 reach it), in proportion to the SMs that have work below that;
- * - split-K writes and reads its planes (at the same rate) and costs a second launch (2 us).
- * A unit takes max(its compute, its share of the streaming); waves of units run one after
- * another. Each width and split count is tried; the least time wins. */
-#define SM_FLOPS 5.0e12
-#define DRAM_BYTES_PER_S 3.0e12
-#define SPLIT_LAUNCH_US 2.0
-/* M of at most SWAP_ROWS: the swapped product, 16 or 32 rows of A in the instruction's N and N in
- * tiles of 64 rows (at M = 9, 16 and 32 with N = K = 8192: 97-98% of cuBLAS, against 86-91% for
- * 64-row tiles of which M fills a quarter or less; at M = 64 the two are even). */
-#define SWAP_ROWS 32
-static double wgmma_efficiency(int bn) {
-    return bn == 256 ? 1.0 : bn == 192 ? 0.95 : bn == 128 ? 0.88 : bn == 96 ? 0.77 : 0.57;
-}
-
-static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool forced_split) {
-    const int slices = ceil_div(k, BK);
-    const bool swap = m <= SWAP_ROWS && !forced_bn;
-    const double bytes = 2.0 * ((double)m * k + (double)k * n);
-    gemm_plan best = named(NULL);
-    for (int bn : {256, 192, 128, 96, 64}) {
-        if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
-        /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
-         * wide: three (192 x 96, cuBLAS's tile at 1536^3). Swapped: 64 rows of N per tile. */
-        const int wg = swap ? 1 : bn == 96 ? 3 : m <= 64 ? 1 : 2;
-        const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 : bn;
-        const int tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
-        const int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
-        for (int splits = forced_split && max_splits > 1 ? 2 : 1; splits <= max_splits; splits++) {
-            if (splits > 1 && tiles * (splits - 1) >= sms && !forced_split)
-                break; /* the tiles already fill the SMs */
-            const long units = (long)tiles * splits, waves = (units + sms - 1) / sms;
-            const double busy = 2 * units < sms ? 2.0 * units / sms : 1.0;
-            const double unit_us = ceil_div(slices, splits) * 2.0 * tile_m * tile_n * BK /
-                                   (SM_FLOPS * wgmma_efficiency(bn)) * 1e6;
-            double us = waves * unit_us;
-            const double stream_us = bytes / (DRAM_BYTES_PER_S * busy) * 1e6;
-            if (stream_us > us) us = stream_us;
-            if (splits > 1)
-                us += 2.0 * 4 * splits * (double)m * n / DRAM_BYTES_PER_S * 1e6 + SPLIT_LAUNCH_US;
-            if (!best.path || us < best.us)
-                best = (gemm_plan){
-                    swap ? "swap" : tile_path(bn, 1), swap ? tile_m : bn, wg, splits, 1, swap, us};
-            if (!forced_split && !forced_bn && splits == 1 && tiles >= sms) break;
-        }
-    }
-    if (best.splits > 1) {
-        best.path = "splitk";
-    } else if (!swap && !forced_bn && ceil_div(n, best.bn) == 2 && tile_path(best.bn, 2)) {
-        /* Two tiles per tile row: a cluster of two blocks covers it and reads its rows of A, the
-         * matrix that dominates the bytes, once (8192 x 256 x 8192, n128: 87% of cuBLAS apart,
-         * 96% as pairs; at 1024^3 and 4096^3, with many tiles per row, pairs gain nothing). */
-        best.pair = 2;
-        best.path = tile_path(best.bn, 2);
-    }
-    return best;
-}
-
-/* The plan for a problem on `sms` SMs: 0, or 1 with the reason in why (a forced path that cannot
- * run on this shape: never a substitute). */
-static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, size_t len) {
-    /* TMA needs 16-byte aligned rows (K and N multiples of 8) and 16-byte aligned bases. */
-    const bool tma =
-        p->k % 8 == 0 && p->n % 8 == 0 && ((size_t)p->a | (size_t)p->b | (size_t)p->c) % 16 == 0;
-    const char *f = p->force_path;
-    if (!f) {
-        /* Bytes against FLOPs: with N or M of at most 8, an element of the large matrix meets at
-         * most 16 FLOPs, and the tensor cores' tiles would be mostly zeros. */
-        *plan = p->n <= GEMV_ROWS  ? named("gemv_n")
-                : p->m <= GEMV_ROWS ? named("gemv_m")
-                : !tma              ? named("fallback")
-                                    : tensor_plan(p->m, p->n, p->k, sms, 0, false);
-    } else if (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback")) {
-        *plan = named(f); /* the CUDA-core kernels take every shape */
-    } else if (!tma) {
-        snprintf(why, len, "%s needs K and N multiples of 8 (a tensor map's rows are whole 16-byte "
-                 "units)", f);
-        return 1;
-    } else if (!strcmp(f, "splitk")) {
-        *plan = tensor_plan(p->m, p->n, p->k, sms, 0, true);
-        if (plan->splits < 2) {
-            snprintf(why, len, "splitk needs at least 2 K ranges of 4 slices of %d: K > %d", BK,
-                     7 * BK);
-            return 1;
-        }
-    } else if (!strcmp(f, "swap")) { /* M in the instruction's N: 16, 32 or 64 rows of A */
-        const int wg = ceil_div(p->n, 128) >= sms ? 2 : 1; /* N in tiles of 64 WG rows */
-        *plan = (gemm_plan){f, p->m <= 16 ? 16 : p->m <= 32 ? 32 : 64, wg, 1, 1, true, 0.0};
-    } else {
-        int i = 0, count = sizeof TILE_PATHS / sizeof TILE_PATHS[0];
-        while (i < count && strcmp(TILE_PATHS[i].name, f)) i++;
-        if (i == count) {
-            snprintf(why, len, "no path named %s", f);
-            return 1;
-        }
-        /* that width in one K range, the warpgroups as the rules choose them for it */
-        *plan = tensor_plan(p->m, p->n, p->k, sms, TILE_PATHS[i].bn, false);
-        plan->path = f;
-        plan->splits = 1;
-        plan->pair = TILE_PATHS[i].pair;
-    }
-    if (plan->bn && tile_index(plan) < 0) {
-        snprintf(why, len, "no kernel instantiated for %d x %d tiles, swap %d, cluster %d",
-                 64 * plan->wg, plan->bn, plan->swap, plan->pair);
-        return 1;
-    }
-    return 0;
-}
-
-/* gemm_step.plan: what launch_gemm launches for p, without launching it. */
-static int plan_gemm(gemm_args *p, int sms) {
-    gemm_plan plan;
-    if (plan_for(p, sms, &plan, p->kernel, sizeof p->kernel)) return 1;
-    p->path = plan.path;
-    if (plan.bn)
-        describe_tile(p->kernel, plan.bn, plan.wg, plan.swap, plan.pair, plan.splits);
-    else if (!strcmp(plan.path, "gemv_m"))
-        snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_m rows=%d splits=%d",
-                 gemv_m_shape(p->m, p->n, p->k, sms).rows, gemv_m_shape(p->m, p->n, p->k, sms).planes);
-    else if (!strcmp(plan.path, "gemv_n"))
-        snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_n cols=%d", gemv_n_cols(p->n));
-    else
-        snprintf(p->kernel, sizeof p->kernel, "kernel=fallback tile=32x32");
-    return 0;
-}
+} TILES[] = {TILE_KERNELS(TILE_LAUNCH)};
 
 template <typename T> static cudaError_t launch_typed(gemm_args *p) {
     gemm_plan plan;
@@ -939,8 +563,10 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
         snprintf(p->kernel, sizeof p->kernel, "kernel=fallback tile=32x32");
         return launch_fallback<T>(p);
     }
-    const int i = tile_index(&plan);
-    return (std::is_same_v<T, __half> ? TILES[i].f16 : TILES[i].bf16)(p, plan.splits);
+    for (const auto &t : TILES)
+        if (t.bn == plan.bn && t.wg == plan.wg && t.swap == plan.swap && t.pair == plan.pair)
+            return (std::is_same_v<T, __half> ? t.f16 : t.bf16)(p, plan.splits);
+    return cudaErrorInvalidValue; /* plan_for names only instantiations of TILE_KERNELS */
 }
 
 static cudaError_t launch_gemm(gemm_args *p) {

@@ -1,0 +1,175 @@
+/*
+ * gemv.cuh: the GEMV kernels of step 18 (18_gemv/README.md), for M or N of at most GEMV_ROWS,
+ * shared by the steps from 18 on. CUDA-core code: they stream the large matrix with 16-byte loads,
+ * and need nothing of Hopper.
+ */
+#ifndef GEMV_CUH
+#define GEMV_CUH
+
+#include <stdint.h>
+
+#include "gemm.h"
+
+/* ---- GEMV: M or N of at most GEMV_ROWS. Per element of the large matrix there are 2 FLOPs, so
+ * these kernels only have to keep enough 16-byte loads in flight to run at DRAM speed. ---- */
+#define GEMV_ROWS 8 /* rows of C per gemv_m block (columns per gemv_n block) */
+#define GEMV_THREADS 256
+#define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
+#ifndef GEMV_N_UNROLL
+#define GEMV_N_UNROLL 4 /* ... and a gemv_n lane */
+#endif
+
+/* Eight 16-bit elements as floats. */
+template <typename T> static __device__ __forceinline__ void unpack8(uint4 u, float x[8]) {
+    const T *h = reinterpret_cast<const T *>(&u);
+#pragma unroll
+    for (int e = 0; e < 8; e++) x[e] = static_cast<float>(h[e]);
+}
+
+/* x[i .. i + 7] of a row of `len` elements as floats, zeros past the end; one 16-byte load where
+ * the row allows it (vec: the row starts on 16 bytes and i is a multiple of 8). */
+template <typename T>
+static __device__ __forceinline__ void load8(const T *row, int i, int len, bool vec, float x[8]) {
+    if (vec && i + 8 <= len) {
+        unpack8<T>(__ldg(reinterpret_cast<const uint4 *>(row + i)), x);
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < 8; e++) x[e] = i + e < len ? static_cast<float>(row[i + e]) : 0.0f;
+}
+
+/* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.z), and
+ * walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each: a warp reads 512
+ * contiguous bytes per row, GEMV_UNROLL rows before it multiplies (streaming loads: B is read
+ * once). The rows of A it needs are
+ * staged in shared memory as floats. It writes its raw sums to plane blockIdx.y of partial, which
+ * splitk_reduce adds up. */
+template <typename T, int R>
+__global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
+    gemv_m_kernel(int M, int N, int K, const T *A, const T *B, int k_chunk, float *partial) {
+    extern __shared__ float a_rows[]; /* [R][k_chunk] */
+    /* blockIdx.x numbers (column block, row block) pairs: gridDim.y and z stop at 65535 */
+    const int col_blocks = ceil_div(ceil_div(N, 8), GEMV_THREADS);
+    const int col = (blockIdx.x % col_blocks * GEMV_THREADS + threadIdx.x) * 8;
+    const int m0 = blockIdx.x / col_blocks * R;
+    const int k0 = blockIdx.y * k_chunk, k1 = min(K, k0 + k_chunk), rows = min(R, M - m0);
+    for (int i = threadIdx.x; i < R * k_chunk; i += GEMV_THREADS) {
+        const int r = i / k_chunk, k = k0 + i % k_chunk;
+        a_rows[i] = r < rows && k < k1 ? static_cast<float>(A[(size_t)(m0 + r) * K + k]) : 0.0f;
+    }
+    __syncthreads();
+    float acc[R][8] = {};
+    if (col < N) {
+        const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
+        int k = k0;
+        if (vec)
+            for (; k + GEMV_UNROLL <= k1; k += GEMV_UNROLL) { /* the loads first, then the FMAs */
+                uint4 raw[GEMV_UNROLL];
+#pragma unroll
+                for (int u = 0; u < GEMV_UNROLL; u++)
+                    raw[u] = __ldcs(reinterpret_cast<const uint4 *>(B + (size_t)(k + u) * N + col));
+#pragma unroll
+                for (int u = 0; u < GEMV_UNROLL; u++) {
+                    float b[8];
+                    unpack8<T>(raw[u], b);
+#pragma unroll
+                    for (int r = 0; r < R; r++) {
+                        const float a = a_rows[r * k_chunk + k - k0 + u];
+#pragma unroll
+                        for (int e = 0; e < 8; e++) acc[r][e] += a * b[e];
+                    }
+                }
+            }
+        for (; k < k1; k++) { /* the rest of the range, and rows that are not 16-byte units */
+            float b[8];
+            load8(B + (size_t)k * N, col, N, vec, b);
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const float a = a_rows[r * k_chunk + k - k0];
+#pragma unroll
+                for (int e = 0; e < 8; e++) acc[r][e] += a * b[e];
+            }
+        }
+    }
+    float *const plane = partial + (size_t)blockIdx.y * M * N;
+    for (int r = 0; r < rows; r++)
+        for (int e = 0; e < 8; e++)
+            if (col + e < N) plane[(size_t)(m0 + r) * N + col + e] = acc[r][e];
+}
+
+/* N small: A streamed. A warp owns one row of C and CN of its columns (blockIdx.y); its lanes
+ * read 16 bytes of the row of A each, 512 contiguous bytes per step, GEMV_N_UNROLL steps before
+ * they multiply, with the matching rows of B (N * 2 bytes each). Every warp reads all of B: for
+ * N = 1 it is staged in shared memory once per block, where it does not compete with the stream
+ * of A for L1. A warp reduction adds the lanes' sums. CN = 1, 4 or 8 columns: the sums are CN
+ * registers, and fewer registers leave room for more warps, whose loads in flight are what keeps
+ * DRAM busy. */
+template <typename T, int CN>
+__global__ void __launch_bounds__(GEMV_THREADS)
+    gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
+                  bool b_staged) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    /* blockIdx.x numbers (row block, column group) pairs: gridDim.y stops at 65535 */
+    const int row_blocks = ceil_div(M, GEMV_THREADS / 32);
+    const int row = blockIdx.x % row_blocks * (GEMV_THREADS / 32) + warp;
+    const int n0 = blockIdx.x / row_blocks * CN;
+    extern __shared__ uint4 b_stage[]; /* b_staged: B (N = 1, K <= 24576) read once per block */
+    if (CN == 1 && b_staged) {
+        for (int i = threadIdx.x; i < K / 8; i += GEMV_THREADS)
+            b_stage[i] = __ldg(reinterpret_cast<const uint4 *>(B) + i);
+        __syncthreads();
+    }
+    if (row >= M) return;
+    const int cols = min(CN, N - n0);
+    const T *a_row = A + (size_t)row * K;
+    const bool vec = K % 8 == 0 && (size_t)A % 16 == 0, b_vec = N == 1 && (size_t)B % 16 == 0;
+    float acc[CN] = {};
+    for (int k = lane * 8; k < K; k += 32 * 8 * GEMV_N_UNROLL) {
+        /* A is read once: streaming loads (evict first) */
+        uint4 raw[GEMV_N_UNROLL];
+#pragma unroll
+        for (int u = 0; u < GEMV_N_UNROLL; u++)
+            if (vec && k + 256 * u + 8 <= K)
+                raw[u] = __ldcs(reinterpret_cast<const uint4 *>(a_row + k + 256 * u));
+#pragma unroll
+        for (int u = 0; u < GEMV_N_UNROLL; u++) {
+            const int ku = k + 256 * u;
+            if (ku >= K) break;
+            float a[8];
+            if (vec && ku + 8 <= K)
+                unpack8<T>(raw[u], a);
+            else
+                load8(a_row, ku, K, false, a);
+            if (CN == 1 && b_vec) { /* N = 1: B is one contiguous column */
+                float b[8];
+                if (b_staged && ku + 8 <= K)
+                    unpack8<T>(b_stage[ku / 8], b);
+                else
+                    load8(B, ku, K, true, b);
+#pragma unroll
+                for (int e = 0; e < 8; e++) acc[0] += a[e] * b[e];
+                continue;
+            }
+#pragma unroll 2 /* (fully unrolled, CN = 8 hoists 256 loads of B into 228 registers) */
+            for (int e = 0; e < 8; e++)
+                if (ku + e < K)
+#pragma unroll
+                    for (int c = 0; c < CN; c++)
+                        if (c < cols)
+                            acc[c] += a[e] * static_cast<float>(B[(size_t)(ku + e) * N + n0 + c]);
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < CN; c++)
+        for (int o = 16; o > 0; o /= 2) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], o);
+    if (lane < cols) {
+        float v = acc[0];
+#pragma unroll
+        for (int c = 1; c < CN; c++)
+            if (lane == c) v = acc[c];
+        float *c = &C[(size_t)row * N + n0 + lane];
+        *c = beta == 0.0f ? alpha * v : alpha * v + beta * *c;
+    }
+}
+
+#endif /* GEMV_CUH */
