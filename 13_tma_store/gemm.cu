@@ -47,9 +47,9 @@
  * as many as the shared memory beside the ring holds, up to a whole tile. */
 #define OUT_COLS 32 /* one 128-byte swizzle row of FP32: the width of an epilogue chunk */
 #define CHUNK_BYTES (64 * OUT_COLS * 4)
-#define SPARE_BYTES (227 * 1024 - STAGES * STAGE_BYTES - 2 * STAGES * 8 - 1024)
-#define OUT_FIT (SPARE_BYTES / (WARPGROUPS * CHUNK_BYTES))
-#define OUT_STAGES (BN / OUT_COLS < OUT_FIT ? BN / OUT_COLS : OUT_FIT)
+#ifndef OUT_STAGES
+#define OUT_STAGES 2 /* what fits beside a ring of 4 stages of 128 x 256 */
+#endif
 #define OUT_BYTES (WARPGROUPS * OUT_STAGES * CHUNK_BYTES)
 #define SMEM_BYTES                                                                                 \
     (STAGES * STAGE_BYTES + OUT_BYTES + 2 * STAGES * 8 +                                           \
@@ -68,7 +68,7 @@ static_assert(BM <= 256 && BK <= 256,
 static_assert(STAGE_BYTES < (1 << 20),
               "an mbarrier's transaction count holds less than 2^20 bytes per phase");
 static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
-static_assert(OUT_STAGES >= 1 && BN % OUT_COLS == 0,
+static_assert(OUT_STAGES >= 1 && OUT_STAGES <= BN / OUT_COLS && BN % OUT_COLS == 0,
               "C leaves in whole chunks of OUT_COLS columns, through at least one buffer");
 static_assert(SMEM_BYTES <= 227 * 1024,
               "the ring must fit sm_90's 227 KB of shared memory per block");

@@ -62,6 +62,9 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     const bool swap = m <= SWAP_ROWS && !forced_bn;
     const double bytes = 2.0 * ((double)m * k + (double)k * n);
     gemm_plan best = named(NULL);
+    /* K is split only where even 64-wide tiles would leave half the SMs idle: with more tiles the
+     * planes' traffic and the second launch cost more than the waves they save (README.md). */
+    const int narrow_tiles = ceil_div(m, m <= 64 ? 64 : 128) * ceil_div(n, 64);
     for (int bn : {256, 192, 128, 96, 64}) {
         if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
         /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
@@ -69,7 +72,8 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
         const int wg = swap ? 1 : bn == 96 ? 3 : m <= 64 ? 1 : 2;
         const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 : bn;
         const int tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
-        const int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
+        int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
+        if (!forced_split && 2 * narrow_tiles >= sms) max_splits = 1;
         for (int splits = forced_split && max_splits > 1 ? 2 : 1; splits <= max_splits; splits++) {
             if (splits > 1 && tiles * (splits - 1) >= sms && !forced_split)
                 break; /* the tiles already fill the SMs */

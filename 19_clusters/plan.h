@@ -58,6 +58,7 @@ static const char *tile_path(int bn, int pair) {
  * tiles of 64 rows (at M = 9, 16 and 32 with N = K = 8192: 97-98% of cuBLAS, against 86-91% for
  * 64-row tiles of which M fills a quarter or less; at M = 64 the two are even). */
 #define SWAP_ROWS 32
+#define PAIR_MIN_US 20.0 /* the least estimated time at which a pair of blocks pays */
 static double wgmma_efficiency(int bn) {
     return bn == 256 ? 1.0 : bn == 192 ? 0.95 : bn == 128 ? 0.88 : bn == 96 ? 0.77 : 0.57;
 }
@@ -67,6 +68,9 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     const bool swap = m <= SWAP_ROWS && !forced_bn;
     const double bytes = 2.0 * ((double)m * k + (double)k * n);
     gemm_plan best = named(NULL);
+    /* K is split only where even 64-wide tiles would leave half the SMs idle: with more tiles the
+     * planes' traffic and the second launch cost more than the waves they save (README.md). */
+    const int narrow_tiles = ceil_div(m, m <= 64 ? 64 : 128) * ceil_div(n, 64);
     for (int bn : {256, 192, 128, 96, 64}) {
         if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
         /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
@@ -74,7 +78,8 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
         const int wg = swap ? 1 : bn == 96 ? 3 : m <= 64 ? 1 : 2;
         const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 : bn;
         const int tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
-        const int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
+        int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
+        if (!forced_split && 2 * narrow_tiles >= sms) max_splits = 1;
         for (int splits = forced_split && max_splits > 1 ? 2 : 1; splits <= max_splits; splits++) {
             if (splits > 1 && tiles * (splits - 1) >= sms && !forced_split)
                 break; /* the tiles already fill the SMs */
@@ -95,10 +100,11 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     }
     if (best.splits > 1) {
         best.path = "splitk";
-    } else if (!swap && !forced_bn && ceil_div(n, best.bn) == 2 && tile_path(best.bn, 2)) {
+    } else if (!swap && !forced_bn && ceil_div(n, best.bn) == 2 && tile_path(best.bn, 2) &&
+               best.us >= PAIR_MIN_US) {
         /* Two tiles per tile row: a cluster of two blocks covers it and reads its rows of A, the
-         * matrix that dominates the bytes, once (8192 x 256 x 8192, n128: 87% of cuBLAS apart,
-         * 96% as pairs; at 1024^3 and 4096^3, with many tiles per row, pairs gain nothing). */
+         * matrix that dominates the bytes, once. With many tiles per row pairs gain nothing, and
+         * in a short problem the cluster's start and end cost more than they save (README.md). */
         best.pair = 2;
         best.path = tile_path(best.bn, 2);
     }
@@ -114,11 +120,14 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
     const char *f = p->force_path;
     if (!f) {
         /* Bytes against FLOPs: with N or M of at most 8, an element of the large matrix meets at
-         * most 16 FLOPs, and the tensor cores' tiles would be mostly zeros. */
-        *plan = p->n <= GEMV_ROWS  ? named("gemv_n")
-                : p->m <= GEMV_ROWS ? named("gemv_m")
-                : !tma              ? named("fallback")
-                                    : tensor_plan(p->m, p->n, p->k, sms, 0, false);
+         * most 16 FLOPs. The GEMV kernels take such shapes where no tensor map can (K or N not a
+         * multiple of 8), and M = 1; elsewhere the tile kernels measured faster (README.md). */
+        const bool gemv_n = p->n <= GEMV_ROWS && !tma;
+        const bool gemv_m = p->m <= GEMV_ROWS && (!tma || p->m == 1);
+        *plan = gemv_n   ? named("gemv_n")
+                : gemv_m ? named("gemv_m")
+                : !tma   ? named("fallback")
+                         : tensor_plan(p->m, p->n, p->k, sms, 0, false);
     } else if (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback")) {
         *plan = named(f); /* the CUDA-core kernels take every shape */
     } else if (!tma) {
