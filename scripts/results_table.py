@@ -147,6 +147,25 @@ def dispatch_table(rows, step):
     return "\n".join(out) + "\n\n" + provenance([r for r in rows if r["step"] == step or r["step"].startswith(prev)])
 
 
+def widths_table(rows, step):
+    """A step measured with --path (make bench's --path, run 'path:NAME'): each forced path's % of
+    cuBLAS on each shape, per dtype, from one run."""
+    rows = [r for r in rows if r["step"] == step and r["run"].startswith("path:")]
+    if not rows:
+        return "No recorded results yet: run `scripts/bench.py --path NAME` on a GPU.\n"
+    paths = list(dict.fromkeys(r["run"][5:] for r in rows))
+    shapes = list(dict.fromkeys((r["m"], r["n"], r["k"]) for r in rows))
+    ratio = {(r["run"][5:], r["dtype"], r["m"], r["n"], r["k"]): r["ratio"] for r in rows}
+    out = ["| M x N x K | dtype | " + " | ".join(f"`{p}`" for p in paths) + " |",
+           "|---|---|" + "---:|" * len(paths)]
+    for shape in shapes:
+        for dtype in ("fp16", "bf16"):
+            cells = [f"{100 * float(ratio[(p, dtype) + shape]):.1f}%" if (p, dtype) + shape in ratio else ""
+                     for p in paths]
+            out.append(f"| {'x'.join(shape)} | {dtype} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n\n" + provenance(rows)
+
+
 def rewrite(text, name, body):
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     if begin not in text or end not in text:
@@ -163,7 +182,8 @@ def main():
                                                           "shapes": run_table(rows, "shapes")}}
     for p in sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md"))):
         step = os.path.basename(os.path.dirname(p))
-        pages[p] = {"results": step_table(rows, step), "dispatch": dispatch_table(rows, step)}
+        pages[p] = {"results": step_table(rows, step), "dispatch": dispatch_table(rows, step),
+                    "widths": widths_table(rows, step)}
     stale = []
     for path, tables in pages.items():
         if not os.path.exists(path):
