@@ -15,9 +15,18 @@ PYTHON    ?= python3
 # make plot needs matplotlib: the first of these interpreters that has it.
 PLOT_PYTHON ?= $(firstword $(foreach p,$(PYTHON) /usr/bin/python3,$(shell $(p) -c 'import matplotlib' 2>/dev/null && echo $(p))))
 
+# Python 3 runs in every build (the flags files are picked and ptxas's report read by scripts/).
+ifeq ($(shell $(PYTHON) -c 'import sys; print(sys.version_info >= (3, 6))' 2>/dev/null),)
+$(error $(PYTHON) was not found: Python 3.6 or newer is needed by every build (apt-get install python3, or PYTHON=/path/to/python3))
+endif
+
 GPU_CC   := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
 GPU_ARCH := $(if $(GPU_CC),sm_$(GPU_CC)$(if $(filter 90,$(GPU_CC)),a))
 ARCH     ?= $(or $(GPU_ARCH),portable)
+ARCH_ERROR := $(shell $(PYTHON) scripts/steps.py '$(ARCH)')
+ifneq ($(ARCH_ERROR),)
+$(error $(ARCH_ERROR))
+endif
 # Tuned steps (07 on) build with the first of: NN_name/tuned/$(GPU_KEY).flags (this GPU was
 # tuned, and ARCH is its architecture), tuned/<arch>.flags (a GPU of that architecture was),
 # tuned/default.flags; a file is used only if it fits ARCH's shared memory, threads and registers
@@ -34,9 +43,10 @@ HOST_OBJS   := build/common/cli.o build/common/check.o build/common/npy.o
 COMMON_OBJS := $(HOST_OBJS) build/common/harness.o
 
 # N=5 or N=05 -> the directory 05_*; PREV is the step before it.
-NN   = $(shell printf '%02d' `expr $(N) + 0`)
+NUM  = $(shell echo '$(N)' | grep -xE '[0-9]{1,3}')
+NN   = $(if $(NUM),$(shell printf '%02d' `expr $(NUM) + 0`),none)
 STEP = $(patsubst %/gemm.cu,%,$(firstword $(wildcard $(NN)_*/gemm.cu)))
-PREV = $(patsubst %/gemm.cu,%,$(firstword $(wildcard $(shell printf '%02d' `expr $(N) - 1`)_*/gemm.cu)))
+PREV = $(if $(NUM),$(patsubst %/gemm.cu,%,$(firstword $(wildcard $(shell printf '%02d' `expr $(NUM) - 1`)_*/gemm.cu))))
 
 .SECONDARY: $(COMMON_OBJS) $(patsubst %,build/config/%.txt,$(STEPS))
 .PHONY: FORCE all help step run diff test bench readme autotune plot sweep shapes profile sass clean

@@ -302,12 +302,21 @@ def pick_flags(arch, gpu_arch, gpu_key):
     (none to fit where the step's instructions are missing: it refuses to run there). Prints
     step:file pairs on one line; a file passed over is named on stderr with the reason."""
     picked = []
+    if arch != "portable":
+        try:
+            row, stand_in = stepinfo.arch_row(arch)
+        except ValueError as e:
+            print(f"make: {e}", file=sys.stderr)
+            return 2
+        if stand_in:
+            print(f"{arch} is not in scripts/steps.py's table: the steps are checked against {row}'s "
+                  "limits (shared memory, threads)", file=sys.stderr)
     for key, space in sorted(SPACES.items()):
         step = next((d for d in sorted(os.listdir(ROOT)) if d.startswith(key + "_")), None)
         if step is None:
             continue
         need = stepinfo.min_cc(ROOT, step)
-        runs = arch == "portable" or int(arch[3:].rstrip("a")) * 10 >= need
+        runs = arch == "portable" or int(stepinfo.arch_row(arch)[0][3:]) * 10 >= need
         lim = limits_of_arch(arch, need)
         names = ([gpu_key] if arch == gpu_arch else []) + [arch.rstrip("a"), "default"]  # sm_90a: sm_90
         for n in names:

@@ -174,6 +174,10 @@ def rewrite(text, name, body):
 
 
 def main():
+    if sys.argv[1:] not in ([], ["--check"]):
+        help_asked = sys.argv[1:] in (["-h"], ["--help"])
+        print(__doc__.strip(), file=sys.stdout if help_asked else sys.stderr)
+        return 0 if help_asked else 2
     check = "--check" in sys.argv[1:]
     rows = load_rows()
     pages = {os.path.join(ROOT, "README.md"): {"front": front_table(rows)},

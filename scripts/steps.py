@@ -15,6 +15,23 @@ ARCH_LIMITS = {"sm_75": (64, 1024), "sm_80": (163, 2048), "sm_86": (99, 1536), "
                "sm_90": (227, 2048), "sm_100": (227, 2048), "sm_120": (99, 1536)}
 
 
+def arch_row(arch):
+    """The row of ARCH_LIMITS that an architecture (sm_90a, sm_87, ...) takes, and whether it is a
+    stand-in: its own, else the nearest lower one of its major version (sm_87: sm_86, sm_121:
+    sm_120), else the nearest lower one (sm_110: sm_100). ValueError names a malformed ARCH."""
+    m = re.fullmatch(r"sm_(\d{2,3})[af]?", arch)
+    if not m:
+        raise ValueError(f"ARCH={arch} is not an architecture: write sm_75, sm_80, sm_90a, ... or portable")
+    cc = int(m.group(1))
+    known = sorted(int(a[3:]) for a in ARCH_LIMITS)
+    lower = [k for k in known if k <= cc]
+    if not lower:
+        raise ValueError(f"ARCH={arch} is older than sm_75, the oldest architecture the course builds for")
+    same_major = [k for k in lower if k // 10 == cc // 10]
+    row = (same_major or lower)[-1]
+    return f"sm_{row}", row != cc
+
+
 def arch_limits(arch, min_cc=0):
     """(shared memory per block in bytes, threads per SM) of an architecture (sm_90a = sm_90). A
     portable build (no GPU at build time) runs on every architecture from min_cc on (a step's
@@ -23,7 +40,7 @@ def arch_limits(arch, min_cc=0):
         rows = [v for a, v in ARCH_LIMITS.items() if int(a[3:]) * 10 >= min_cc]
         smem_kb, threads = min(r[0] for r in rows), min(r[1] for r in rows)
     else:
-        smem_kb, threads = ARCH_LIMITS[arch.rstrip("a")]
+        smem_kb, threads = ARCH_LIMITS[arch_row(arch)[0]]
     return smem_kb * 1024, threads
 
 
@@ -52,3 +69,12 @@ def step_dtypes(root, step):
     """fp32 steps, or the tensor-core steps that take --dtype fp16|bf16."""
     src = open(os.path.join(root, step, "gemm.cu")).read()
     return ["fp16", "bf16"] if "GEMM_F16 | GEMM_BF16" in src else ["fp32"]
+
+
+if __name__ == "__main__":  # the Makefile's check of ARCH: nothing for a good one, else the reason
+    import sys
+    try:
+        if sys.argv[1:] != ["portable"]:
+            arch_row(sys.argv[1] if len(sys.argv) == 2 else "")
+    except ValueError as e:
+        print(e)

@@ -8,6 +8,9 @@ never count as passed.
 Environment: ARCH, NVCC, NVCCFLAGS come from the Makefile. STEPS="03_smem
 06_vectorize" limits the step tests to those directories; GPU_ONLY=1 runs only
 the command-line and GPU tests (to test another build, e.g. ARCH=sm_75, on a GPU).
+
+    python3 scripts/test.py           # every test (make test)
+    python3 scripts/test.py --help    # this text
 """
 import concurrent.futures as cf
 import csv
@@ -361,6 +364,31 @@ def lesson_bounds():
                f"{step}: make diff N={n} changes at most 300 lines", f"{len(changed)} lines")
 
 
+def make_usage_tests():
+    """The build's own errors: a malformed ARCH and a missing Python stop make with one line; an
+    architecture the tables lack builds with the nearest one's limits and says so; N that is not a
+    number names itself; the scripts' --help prints their usage."""
+    print("== make and script usage (CPU)", flush=True)
+    p = run(["make", "-s", "--no-print-directory", "help", "ARCH=foo"], timeout=60)
+    record(p.returncode == 2 and "not an architecture" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+           "make ARCH=foo stops with one line naming the malformed ARCH", f"rc {p.returncode}: {tail(p.stderr, 2)}")
+    p = run(["make", "-s", "--no-print-directory", "help", "ARCH=sm_121"], timeout=60)
+    record(p.returncode == 0 and "sm_120's limits" in p.stderr,
+           "make ARCH=sm_121 (not in the table) takes sm_120's limits and says so", f"rc {p.returncode}: {tail(p.stderr, 2)}")
+    p = run(["make", "-s", "--no-print-directory", "help", "PYTHON=/nonexistent/python3"], timeout=60)
+    record(p.returncode == 2 and "Python 3.6 or newer is needed" in p.stderr,
+           "make without Python stops, naming what is missing", f"rc {p.returncode}: {tail(p.stderr, 2)}")
+    p = run(["make", "-s", "--no-print-directory", "step", "N=abc"], timeout=60)
+    record(p.returncode == 2 and "no step N=abc" in p.stderr and "expr" not in p.stderr,
+           "make step N=abc names the bad N, without expr's noise", f"rc {p.returncode}: {tail(p.stderr, 2)}")
+    for script in ("scripts/test.py", "scripts/results_table.py"):
+        p = run([sys.executable, script, "--help"], timeout=60)
+        ran = [l for l in p.stdout.splitlines() if l.startswith(("PASS ", "FAIL ", "== ", "rewrote"))]
+        record(p.returncode == 0 and "python3 scripts/" in p.stdout and not ran,
+               f"{script} --help prints its usage and runs nothing",
+               f"rc {p.returncode}: {tail(p.stdout + p.stderr, 2)}")
+
+
 def plan_tests():
     """The dispatchers' rules on the CPU: tests/plans.txt lists shapes with the path and kernel each
     step that chooses by shape must plan for them on 132 SMs (--plan, no GPU), a forced path's
@@ -555,6 +583,10 @@ def tool_tests():
 
 
 def main():
+    args = sys.argv[1:]
+    if args:
+        print(__doc__.strip(), file=sys.stdout if args in (["-h"], ["--help"]) else sys.stderr)
+        return 0 if args in (["-h"], ["--help"]) else 2
     have_gpu, why = gpu_present()
     gpu_only = os.environ.get("GPU_ONLY") == "1"
     if not gpu_only:
@@ -565,6 +597,8 @@ def main():
         autotune_rules()
         flags_lookup_tests(have_gpu)
     cli_tests(have_gpu)
+    if not gpu_only:
+        make_usage_tests()
     plan_tests()
     lesson_bounds()
     if not gpu_only:
