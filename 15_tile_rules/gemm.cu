@@ -1,9 +1,9 @@
 /*
- * Step 15: a tile per shape (Hopper only). Step 13's 128 x 256 tile fills the GPU only when there
- * are enough of them: 1024^3 has 32 for 132 SMs. Here the tile is a template parameter: BN = 256,
- * 192, 128, 96 or 64 (the wgmma instruction's N) and one to three consumer warpgroups (BM = 64 to
- * 192), each with a ring of RING_KB. plan.h holds the rules that pick one per shape, from a time
- * model that counts waves of tiles on this GPU's SMs and the bytes DRAM must deliver.
+ * Step 15: rules that pick the tile per shape (Hopper only). Step 14's kernels, one per tile width,
+ * and in plan.h a time model that estimates each on the shape: waves of tiles on this GPU's SMs,
+ * each at a fraction of the SM's wgmma rate that falls with the width, and the bytes of A and B
+ * that DRAM must deliver. The least time wins; M <= 64 takes one consumer warpgroup (64 rows)
+ * instead of two, whose second would multiply rows of zeros.
  *
  *     make step N=15 && ./15_tile_rules/gemm 1024 --dtype bf16 --cublas
  *     ./15_tile_rules/gemm 1024 --dtype bf16 --cublas --path tma_n256    (force a width)
@@ -290,7 +290,7 @@ static cudaError_t launch_tma(gemm_args *p) {
     const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
-     * launches (one set per instantiation: A's box is the same, B's is 64 columns wide). */
+     * launches; each instantiation keeps its own, since A's box is BK x its BM rows). */
     static CUtensorMap map_a, map_b, map_c;
     static gemm_args made = {0};
     if (made.a != p->a || made.b != p->b || made.c != p->c || made.m != p->m || made.n != p->n ||

@@ -5,8 +5,8 @@
  * splitk_reduce adds the planes and applies alpha and beta once. plan.h weighs the planes' traffic
  * and the second launch against the waves saved.
  *
- *     make step N=17 && ./17_split_k/gemm 128 6144 4096 --dtype bf16 --cublas
- *     ./17_split_k/gemm 128 6144 4096 --dtype bf16 --cublas --path tma_n128
+ *     make step N=17 && ./17_split_k/gemm 512 1024 8192 --dtype bf16 --cublas
+ *     ./17_split_k/gemm 512 1024 8192 --dtype bf16 --cublas --path tma_n128
  *
  * BUILD_ARCH: sm_90a
  */
@@ -413,7 +413,7 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
-     * launches (one set per instantiation: A's box is the same, B's is 64 columns wide). */
+     * launches; each instantiation keeps its own, since A's box is BK x its BM rows). */
     static CUtensorMap map_a, map_b, map_c;
     static gemm_args made = {0};
     if (made.a != p->a || made.b != p->b || made.c != p->c || made.m != p->m || made.n != p->n ||

@@ -1,9 +1,10 @@
 /*
  * Step 18: GEMV for M or N of at most 8 (Hopper only: the tile kernels are step 17's). There an
- * element of the large matrix meets at most 16 FLOPs, so DRAM is the limit and the tensor cores
- * would multiply tiles of zeros. Two CUDA-core kernels (common/gemv.cuh) stream that matrix with
- * 16-byte loads, many in flight: gemv_m (B streamed, K cut across the SMs into planes that
- * splitk_reduce adds) and gemv_n (A streamed, one warp per row of C).
+ * element of the large matrix meets at most 16 FLOPs, so DRAM is the limit. Where no tensor map
+ * can describe the shape (K or N not a multiple of 8), and at M = 1, two CUDA-core kernels
+ * (common/gemv.cuh) stream that matrix with 16-byte loads, many in flight: gemv_m (B streamed,
+ * K cut across the SMs into planes that splitk_reduce adds) and gemv_n (A streamed, one warp per
+ * row of C). Elsewhere the swapped product and the tile kernels stream it as fast.
  *
  *     make step N=18 && ./18_gemv/gemm 1 8192 8192 --dtype bf16 --cublas
  *     ./18_gemv/gemm 8192 1 8192 --dtype bf16 --cublas
@@ -318,7 +319,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 
 /* C = alpha * (the sum of `planes` M x N planes of partial) + beta * C. A block takes 32
  * consecutive items (float4s where count allows: cudaMalloc'd planes and C start on 256 bytes),
- * its 8 warps a share of the planes each, added up in shared memory: gemv_m leaves up to 64. */
+ * its 8 warps a share of the planes each, added up in shared memory. */
 __global__ void __launch_bounds__(256) splitk_reduce(const float *partial, int planes, size_t count,
                                                      float alpha, float beta, float *C) {
     __shared__ float4 sums[8][32];
@@ -416,7 +417,7 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
-     * launches (one set per instantiation: A's box is the same, B's is 64 columns wide). */
+     * launches; each instantiation keeps its own, since A's box is BK x its BM rows). */
     static CUtensorMap map_a, map_b, map_c;
     static gemm_args made = {0};
     if (made.a != p->a || made.b != p->b || made.c != p->c || made.m != p->m || made.n != p->n ||

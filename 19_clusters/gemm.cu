@@ -353,7 +353,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 
 /* C = alpha * (the sum of `planes` M x N planes of partial) + beta * C. A block takes 32
  * consecutive items (float4s where count allows: cudaMalloc'd planes and C start on 256 bytes),
- * its 8 warps a share of the planes each, added up in shared memory: gemv_m leaves up to 64. */
+ * its 8 warps a share of the planes each, added up in shared memory. */
 __global__ void __launch_bounds__(256) splitk_reduce(const float *partial, int planes, size_t count,
                                                      float alpha, float beta, float *C) {
     __shared__ float4 sums[8][32];
@@ -459,7 +459,7 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     config.attrs = &pair_attr;
     config.numAttrs = PAIR > 1;
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
-     * launches (one pair per instantiation: A's box is the same, B's is 64 columns wide). */
+     * launches; each instantiation keeps its own, since A's box is BK x its BM / PAIR rows). */
     static CUtensorMap map_a, map_b, map_c;
     static gemm_args made = {0};
     static int clusters = 0; /* how many clusters of PAIR blocks fit on the GPU at once */

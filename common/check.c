@@ -158,3 +158,20 @@ gemm_verdict gemm_verify(int m, int n, const float *got, const double *ref, cons
         }
     return v;
 }
+
+double gemm_rms_error(int m, int n, const float *got, const double *ref, const double *mag) {
+    double sum = 0.0;
+    long long count = 0;
+    for (size_t idx = 0; idx < (size_t)m * n; idx++) {
+        if (!isfinite(got[idx]) || !(mag[idx] > 0.0)) continue;
+        const double e = ((double)got[idx] - ref[idx]) / mag[idx];
+        sum += e * e;
+        count++;
+    }
+    return count ? sqrt(sum / (double)count) : 0.0;
+}
+
+double gemm_rms_limit(long long k, double u) {
+    const double scale = sqrt((double)k) / 4.0;
+    return (scale > 4.0 ? scale : 4.0) * u;
+}

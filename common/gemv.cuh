@@ -10,7 +10,8 @@
 
 #include "gemm.h"
 
-/* ---- GEMV: M or N of at most GEMV_ROWS. Per element of the large matrix there are 2 FLOPs, so
+/* ---- GEMV: M or N of at most GEMV_ROWS. Per element of the large matrix there are 2 M (or 2 N)
+ * FLOPs, at most 16, so
  * these kernels only have to keep enough 16-byte loads in flight to run at DRAM speed. ---- */
 #define GEMV_ROWS 8 /* rows of C per gemv_m block (columns per gemv_n block) */
 #define GEMV_THREADS 256
@@ -38,7 +39,7 @@ static __device__ __forceinline__ void load8(const T *row, int i, int len, bool 
     for (int e = 0; e < 8; e++) x[e] = i + e < len ? static_cast<float>(row[i + e]) : 0.0f;
 }
 
-/* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.z), and
+/* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.x / col_blocks), and
  * walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each: a warp reads 512
  * contiguous bytes per row, GEMV_UNROLL rows before it multiplies (streaming loads: B is read
  * once). The rows of A it needs are

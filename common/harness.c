@@ -244,6 +244,9 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
         if (!*cublas) {
             CUBLAS_OK(cublasCreate(cublas));
             CUBLAS_OK(cublasSetMathMode(*cublas, CUBLAS_DEFAULT_MATH)); /* FP32 steps: no TF32 */
+            /* make test plants a TF32 baseline, which the RMS check must catch */
+            if (getenv("GEMM_TEST_CUBLAS_TF32"))
+                CUBLAS_OK(cublasSetMathMode(*cublas, CUBLAS_TF32_TENSOR_OP_MATH));
         }
         p.cublas = *cublas;
     }
@@ -262,7 +265,18 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
         /* k products plus the scaling by alpha and the addition of beta*C. */
         const double factor = gemm_error_factor((long long)k + 2, gemm_unit_roundoff(t));
         verdict = gemm_verify(m, n, c_out, ref, mag, factor, NULL, 0);
-        check = verdict.failed ? "FAIL" : "pass";
+        /* A product far above FP32 accumulation's error (reduced-precision inputs such as TF32)
+         * can stay inside the per-element bound: its RMS error must also stay near u. */
+        const double rms_limit = gemm_rms_limit(k, gemm_unit_roundoff(t));
+        const double rms = (size_t)m * n >= GEMM_RMS_MIN_ELEMENTS
+                               ? gemm_rms_error(m, n, c_out, ref, mag) : 0.0;
+        if (!verdict.failed && rms > rms_limit) {
+            fprintf(stderr, "FAIL %s %s %dx%dx%d: RMS error %.3g u above the FP32-accumulation limit "
+                    "%.3g u (reduced-precision inputs?)\n", step->name, gemm_dtype_name(t), m, n, k,
+                    rms / gemm_unit_roundoff(t), rms_limit / gemm_unit_roundoff(t));
+            status = 1;
+        }
+        check = verdict.failed || rms > rms_limit ? "FAIL" : "pass";
         if (verdict.failed) {
             fprintf(stderr, "FAIL %s %s %dx%dx%d alpha=%g beta=%g path=%s: %lld of %zu elements wrong (%lld NaN/Inf)\n",
                     step->name, gemm_dtype_name(t), m, n, k, o->alpha, o->beta, p.args.path, verdict.failed,
@@ -274,6 +288,9 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
             float *c_blas = host_alloc(c_count * 4, prog, step->dtypes, shape);
             run_once(&p, run_cublas, c_blas);
             gemm_verdict vb = gemm_verify(m, n, c_blas, ref, mag, factor, stderr, 3);
+            if (!vb.failed && (size_t)m * n >= GEMM_RMS_MIN_ELEMENTS &&
+                gemm_rms_error(m, n, c_blas, ref, mag) > rms_limit)
+                vb.failed = 1; /* e.g. a baseline in TF32 math mode */
             if (vb.failed) {
                 fprintf(stderr, "FAIL cuBLAS itself fails the check on %dx%dx%d: %lld elements\n", m, n, k,
                         vb.failed);
@@ -297,7 +314,9 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
         if (o->cublas) tb = time_runs(&p, run_cublas, o);
     }
     const double ratio = tb.median > 0.0 && tk.median > 0.0 ? tb.median / tk.median : 0.0;
-    if (step->plan && (strcmp(p.args.kernel, planned.kernel) || strcmp(p.args.path, planned.path))) {
+    const int launched = p.args.kernel[0] != '\0'; /* --reps 0 --no-check launches nothing */
+    if (step->plan && launched &&
+        (strcmp(p.args.kernel, planned.kernel) || strcmp(p.args.path, planned.path))) {
         fprintf(stderr, "FAIL %s %dx%dx%d: launched %s (%s), but the plan is %s (%s)\n", step->name,
                 m, n, k, p.args.path, p.args.kernel, planned.path, planned.kernel);
         status = 1;

@@ -183,10 +183,11 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
 
 /* ---- wgmma.mma_async m64nNk16, FP32 accumulators, for every N the steps use. The instruction
  * names its N / 2 accumulator registers one by one, so the operand list is built from chunks of
- * 8: WGMMA_REGS_<n> is the text "%0, ..., %<n - 1>" and WGMMA_ACC_<n> the matching "+f" operands.
- * After the accumulators come the two descriptors (%n, %n + 1), then scale-d (predicate p, set
- * from %n + 2 = 1: D = A B + D), imm-scale-a and imm-scale-b (1: no negation), imm-trans-a and
- * imm-trans-b (%n + 3, %n + 4: 0 = K-major, 1 = MN-major, read transposed). ---- */
+ * 8: WGMMA_R<i> is the text "%0, ..., %<8 i + 7>" and WGMMA_A<i> the matching "+f" operands, i the
+ * last chunk (N = 16 i + 16).
+ * After the c = N / 2 accumulators come the two descriptors (%c, %c + 1), then scale-d (predicate
+ * p, set from %c + 2 = 1: D = A B + D), imm-scale-a and imm-scale-b (1: no negation), imm-trans-a
+ * and imm-trans-b (%c + 3, %c + 4: 0 = K-major, 1 = MN-major, read transposed). ---- */
 #define WGMMA_R0 "%0, %1, %2, %3, %4, %5, %6, %7"
 #define WGMMA_R1 WGMMA_R0 ", %8, %9, %10, %11, %12, %13, %14, %15"
 #define WGMMA_R2 WGMMA_R1 ", %16, %17, %18, %19, %20, %21, %22, %23"

@@ -79,6 +79,15 @@ gemm_verdict gemm_verify(int m, int n, const float *got, const double *ref, cons
                          double factor, FILE *report, int max_report);
 #define GEMM_ABS_FLOOR 1e-30
 
+/* The statistical check: the RMS over finite elements of |got - ref| / mag, which FP32
+ * accumulation keeps near u whatever the summation order, and its limit for K terms,
+ * max(4, sqrt(K) / 4) u. Inputs rounded to TF32 (10-bit mantissas) leave some 2^-11.5 / sqrt(K)
+ * instead: about 100 u at K = 4096, where the per-element bound g(K) is some 4000 u wide. Applied
+ * where there are at least GEMM_RMS_MIN_ELEMENTS elements to average. */
+double gemm_rms_error(int m, int n, const float *got, const double *ref, const double *mag);
+double gemm_rms_limit(long long k, double u);
+#define GEMM_RMS_MIN_ELEMENTS 256
+
 /* ---- .npy output (npy.c) ------------------------------------------------ */
 
 /* Writes a 2-D little-endian float32 array; returns 0 or -1 (errno set). */

@@ -134,7 +134,7 @@ def dispatch_table(rows, step):
         path = next(r["path"] for key, r in mine.items() if key[1:] == (m, n, k))
         out.append(f"| {m}x{n}x{k} | {path} | {pct(before, f)} | {pct(mine, f)} | {pct(before, b)} | {pct(mine, b)} |")
     # Where M or N is at most 64, one matrix is most of the bytes: the rate each run moves them at.
-    out += ["", "| M x N x K (bf16) | bytes | this step | TB/s | cuBLAS | TB/s |", "|---|---:|---:|---:|---:|---:|"]
+    streaming = []
     for m, n, k in shapes:
         key = ("bf16", m, n, k)
         if key not in mine or min(int(m), int(n)) > 64:
@@ -142,8 +142,11 @@ def dispatch_table(rows, step):
         r, flops = mine[key], 2.0 * int(m) * int(n) * int(k)
         moved = 2.0 * (int(m) * int(k) + int(k) * int(n)) + 4.0 * int(m) * int(n)  # A, B read; C written
         us, cublas_us = float(r["ms"]) * 1e3, flops / float(r["cublas_gflops"]) / 1e3
-        out.append(f"| {m}x{n}x{k} | {moved / 1e6:.0f} MB | {us:.1f} us | {moved / us / 1e6:.2f} | "
-                   f"{cublas_us:.1f} us | {moved / cublas_us / 1e6:.2f} |")
+        streaming.append(f"| {m}x{n}x{k} | {moved / 1e6:.0f} MB | {us:.1f} us | {moved / us / 1e6:.2f} | "
+                         f"{cublas_us:.1f} us | {moved / cublas_us / 1e6:.2f} |")
+    if streaming:
+        out += ["", "| M x N x K (bf16) | bytes | this step | TB/s | cuBLAS | TB/s |",
+                "|---|---:|---:|---:|---:|---:|"] + streaming
     return "\n".join(out) + "\n\n" + provenance([r for r in rows if r["step"] == step or r["step"].startswith(prev)])
 
 

@@ -419,8 +419,22 @@ def plan_tests():
                f"never planned: {missing}")
 
 
+def tf32_baseline_test():
+    """A cuBLAS baseline in TF32 math mode passes the per-element bound at K = 4096 but not the RMS
+    check: the harness must say that cuBLAS itself fails (an FP32 step runs it)."""
+    step = next((s for s in STEPS if stepinfo.step_dtypes(ROOT, s) == ["fp32"]), None)
+    if step is None:
+        return
+    p = run([os.path.join(step, "gemm"), "512", "512", "4096", "--reps", "0", "--cublas"],
+            env=dict(os.environ, GEMM_TEST_CUBLAS_TF32="1"))
+    record(p.returncode == 1 and "cuBLAS itself fails the check" in p.stderr,
+           f"{step}: a cuBLAS baseline in TF32 math mode (planted) fails the RMS check at K = 4096",
+           f"rc {p.returncode}: {tail(p.stdout + p.stderr)}")
+
+
 def gpu_tests():
     print("== GPU tests", flush=True)
+    tf32_baseline_test()
     for step in STEPS:
         exe = os.path.join(step, "gemm")
         p = run([exe, "1", "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])

@@ -167,6 +167,50 @@ static void test_bound(void) {
            "u(fp16) <= u(fp32)");
 }
 
+/* x rounded to TF32 (8-bit exponent, 10-bit mantissa), to nearest, ties to even. */
+static float round_tf32(float x) {
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    b = (b + 0x0fffu + ((b >> 13) & 1u)) & ~0x1fffu;
+    memcpy(&x, &b, 4);
+    return x;
+}
+
+static void test_rms(void) {
+    /* 64 x 64 with K = 4096: a correct FP32 product, accumulated in the least favourable order
+     * (one running sum), passes the statistical check; the same with TF32-rounded inputs, whose
+     * every element still passes the per-element bound, fails it. */
+    const int m = 64, n = 64, k = 4096;
+    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+    float *c32 = malloc(sizeof(float) * m * n), *ctf = malloc(sizeof(float) * m * n);
+    double *ref = malloc(sizeof(double) * m * n), *mag = malloc(sizeof(double) * m * n);
+    gemm_fill_random(a, (size_t)m * k, 11, GEMM_F32);
+    gemm_fill_random(b, (size_t)k * n, 12, GEMM_F32);
+    gemm_reference(m, n, k, 1.0f, a, b, 0.0f, NULL, ref, mag);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            float s32 = 0.0f, stf = 0.0f;
+            for (int p = 0; p < k; p++) {
+                s32 = fmaf(a[i * k + p], b[p * n + j], s32);
+                stf = fmaf(round_tf32(a[i * k + p]), round_tf32(b[p * n + j]), stf);
+            }
+            c32[i * n + j] = s32;
+            ctf[i * n + j] = stf;
+        }
+    const double u = gemm_unit_roundoff(GEMM_F32), limit = gemm_rms_limit(k, u);
+    const double rms32 = gemm_rms_error(m, n, c32, ref, mag), rmstf = gemm_rms_error(m, n, ctf, ref, mag);
+    const gemm_verdict vtf = gemm_verify(m, n, ctf, ref, mag, gemm_error_factor(k + 2, u), NULL, 0);
+    report(rms32 <= limit, "a correct FP32 product passes the RMS check at K = 4096",
+           "RMS %.3g u against the limit %.3g u", rms32 / u, limit / u);
+    report(vtf.failed == 0 && rmstf > limit,
+           "a product of TF32-rounded inputs passes the per-element bound but fails the RMS check",
+           "%lld elements out of bound; RMS %.3g u against the limit %.3g u", vtf.failed, rmstf / u,
+           limit / u);
+    printf("# RMS error at K = 4096: FP32 %.2f u, TF32 inputs %.1f u, limit %.1f u\n", rms32 / u,
+           rmstf / u, limit / u);
+    free(a), free(b), free(c32), free(ctf), free(ref), free(mag);
+}
+
 static void test_conversions(void) {
     int ok = gemm_float_to_half(1.0f) == 0x3c00 && gemm_float_to_half(-2.0f) == 0xc000 &&
              gemm_float_to_half(65504.0f) == 0x7bff && gemm_float_to_half(65520.0f) == 0x7c00 &&
@@ -256,6 +300,7 @@ int main(void) {
     test_inputs();
     test_verifier();
     test_bound();
+    test_rms();
     test_conversions();
     test_cli();
     test_npy();
