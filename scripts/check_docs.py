@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """make test's check of what a learner reads: each step README is a lesson in the same five
 sections, within its word budget, with no lab bookkeeping; the front page within its budget;
-and no document or script names a repository path that does not exist.
+and no document or script names a repository path that does not exist, nor points at a line
+of a file ([`name`](file#L12)) that does not hold that name.
 
     python3 scripts/check_docs.py          # one line per README, then PASS/FAIL lines
 
@@ -46,6 +47,8 @@ TOP = ("common/", "scripts/", "tests/", "results/", "docs/", "Makefile", "README
 PATHISH = re.compile(r"`((?:\.\./)?(?:[0-9][0-9]_[a-z0-9_]+|" + "|".join(re.escape(t.rstrip("/")) for t in TOP)
                      + r")(?:/[A-Za-z0-9_.\-]+)*/?)`")
 LINK = re.compile(r"\]\(([^)#\s]+)\)")
+# [`name`](../common/hopper.cuh#L109): a pointer at the line that defines name.
+LINE_LINK = re.compile(r"\[`([A-Za-z_]\w*)[^`]*`\]\(([^)#\s]+)#L(\d+)\)")
 
 
 def missing_paths(path, text):
@@ -58,6 +61,12 @@ def missing_paths(path, text):
             continue
         if not os.path.exists(os.path.normpath(os.path.join(base, target))):
             out.append(target)
+    for m in LINE_LINK.finditer(text) if path.endswith(".md") else []:
+        name, target, line = m.group(1), m.group(2), int(m.group(3))
+        full = os.path.normpath(os.path.join(base, target))
+        lines = open(full).read().splitlines() if os.path.isfile(full) else []
+        if not (0 < line <= len(lines) and re.search(r"\b" + name + r"\b", lines[line - 1])):
+            out.append(f"{target}#L{line} (no {name} there)")
     for m in PATHISH.finditer(text):
         target = m.group(1)
         full = os.path.normpath(os.path.join(base if target.startswith("../") else ROOT, target))
