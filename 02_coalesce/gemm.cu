@@ -10,8 +10,8 @@
  */
 #include "gemm.h"
 
-#define BLOCK 32 /* a block is BLOCK * BLOCK threads and computes a BLOCK x BLOCK tile of C */
-#define CONFIG "BLOCK=" GEMM_STR(BLOCK) " (threads per block: BLOCK x BLOCK)"
+#define BLOCK 32 /* a 1-D block of BLOCK * BLOCK threads computes a BLOCK x BLOCK tile of C */
+#define CONFIG "BLOCK=" GEMM_STR(BLOCK) " (a 1-D block of BLOCK * BLOCK threads)"
 
 __global__ void gemm_kernel(int M, int N, int K, float alpha, const float *A, const float *B,
                             float beta, float *C) {

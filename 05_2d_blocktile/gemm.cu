@@ -48,8 +48,7 @@ static_assert(THREADS % BN == 0 && BK % (THREADS / BN) == 0,
 __global__ void KERNEL_BOUNDS
     gemm_kernel(int M, int N, int K, float alpha, const float *A, const float *B, float beta,
                 float *C) {
-    __shared__ __align__(
-        16) float As[BM][BK]; /* aligned: see README (nvcc reads a row of As with LDS.128) */
+    __shared__ float As[BM][BK]; /* reg_m: one k of 8 rows, 16 rows apart: one LDS per float */
     __shared__ float Bs[BK][BN];
     /* Tiles are numbered down the columns of C, one block each: neighbouring blocks
      * share a panel of B in L2. A 1-D grid, because gridDim.y stops at 65535. */
