@@ -49,19 +49,31 @@ def fmt(x):
     return f"{float(x):,.0f}"
 
 
+# Dense peaks by the vendor's datasheet, GFLOPS at the boost clock (1.98 GHz for the H200 SXM):
+# FP32 on the CUDA cores, FP16/BF16 with FP32 accumulation on the tensor cores. Under the 700 W
+# cap the clock drops (README.md), so the reachable peak is lower than these.
+PEAK_GFLOPS = {"NVIDIA H200": {"fp32": 66.9e3, "fp16": 989.4e3, "bf16": 989.4e3}}
+
+
+def peak_pct(r):
+    peak = PEAK_GFLOPS.get(r["gpu"], {}).get(r["dtype"])
+    return f"{100 * float(r['gflops']) / peak:.1f}%" if peak else ""
+
+
 def front_table(rows):
-    """One row per step and dtype at 4096^3: GFLOPS, % of cuBLAS, speed-up over the step before."""
+    """One row per step and dtype at 4096^3: GFLOPS, % of cuBLAS, % of the datasheet's peak,
+    speed-up over the step before."""
     rows = [r for r in rows if r["run"] == "bench" and stepinfo.at_main_shape(r)]
     if not rows:
         return "No recorded results yet: run `make bench` on a GPU.\n"
     rows.sort(key=lambda r: (r["gpu"], r["step"], r["dtype"]))
-    out = ["| step | dtype | GFLOPS | % of cuBLAS | speed-up over the step before |",
-           "|---|---|---:|---:|---:|"]
+    out = ["| step | dtype | GFLOPS | % of cuBLAS | % of peak | speed-up over the step before |",
+           "|---|---|---:|---:|---:|---:|"]
     prev = {}
     for r in rows:
         g = float(r["gflops"])
         before = prev.get((r["gpu"], r["dtype"]))
-        out.append(f"| {r['step']} | {r['dtype']} | {fmt(g)} | {100 * float(r['ratio']):.1f}% | "
+        out.append(f"| {r['step']} | {r['dtype']} | {fmt(g)} | {100 * float(r['ratio']):.1f}% | {peak_pct(r)} | "
                    + (f"{g / before:.2f}x" if before else "") + " |")
         prev[(r["gpu"], r["dtype"])] = g
     return "\n".join(out) + "\n\n" + provenance(rows)
