@@ -63,7 +63,7 @@ help:
 	@echo "make autotune [N=7]  search step 7's tile sizes on this GPU (no N: 07-10 in turn); writes NN_name/tuned/<GPU>.flags"
 	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, GFLOPS against size"
 	@echo "make sweep           every step and cuBLAS over sizes $(firstword $(SWEEP_SIZES)) ... $(lastword $(SWEEP_SIZES)); recorded in results/"
-	@echo "make shapes          shape sensitivity (N = K = 8192, M = 1 ... 4096, and N small) of the fastest steps and the last"
+	@echo "make shapes          the article's shapes (N = K = 8192, M small; N small) for the fastest steps and the last, then the last on 340 generated and model shapes"
 	@echo "make profile N=6 [SHAPE=4096] [DTYPE=fp16] [GEMM_PATH=gemv_m]   Nsight Compute counters of one step"
 	@echo "make sass N=6        the step's SASS with the lesson's instructions counted"
 	@echo "make clean"
@@ -145,11 +145,13 @@ SWEEP_SIZES ?= 128 256 384 512 768 1024 1536 2048 3072 4096 6144 8192
 sweep: all
 	@$(PYTHON) scripts/bench.py --run sweep --check-up-to 2048 $(SWEEP_SIZES)
 
-# The second article's shape table: N = K = 8192 with M small, then N small.
-SHAPES ?= 1x8192x8192 16x8192x8192 64x8192x8192 256x8192x8192 4096x8192x8192 \
-          8192x1x8192 8192x16x8192 8192x64x8192 8192x256x8192
+# The second article's shape table (N = K = 8192 with M small, then N small) for the fastest
+# steps and the last; then the last step on scripts/shape_set.py's generated and model shapes.
+SHAPES ?= $(shell $(PYTHON) scripts/shape_set.py --article)
+LAST_STEP = $(lastword $(STEPS))
 shapes: all
 	@$(PYTHON) scripts/bench.py --run shapes --fastest --check-up-to 4096 $(SHAPES)
+	@$(PYTHON) scripts/bench.py --run shapes --shape-set --steps $(LAST_STEP) --check-up-to 1024
 	@$(PYTHON) scripts/results_table.py
 
 profile: step

@@ -2,7 +2,7 @@
 """make bench: every built step beside cuBLAS, a table, and results/<gpu>.csv.
 
     python3 scripts/bench.py [--steps 05,06 | --fastest] [--run bench|sweep|shapes]
-                             [--no-check | --check-up-to N] [SIZE ...]
+                             [--no-check | --check-up-to N] [--shape-set] [SIZE ...]
 
 SIZE is a square size (default 4096) or MxNxK. Each step is run as its own
 process with --cublas --csv, so cuBLAS is timed in the same process on the
@@ -95,6 +95,39 @@ def fastest(steps, rows):
     return list(dict.fromkeys(picked + steps[-1:]))
 
 
+def run_batches(args, steps, env, rows):
+    """The shape set, BATCH shapes per process (one cuBLAS handle, one CUDA context): those small
+    enough for the float64 check (--check-up-to) verified, the others timed only."""
+    import shape_set
+    shapes = shape_set.generated() + shape_set.model()
+    checked = lambda s: not args.no_check and s[0] * s[1] * s[2] <= (args.check_up_to or 0) ** 3
+    groups = [[s for s in shapes if checked(s)], [s for s in shapes if not checked(s)]]
+    status = 0
+    for step in steps:
+        for dtype in stepinfo.step_dtypes(ROOT, step):
+            for group, verify in zip(groups, (True, False)):
+                for i in range(0, len(group), BATCH):
+                    batch = group[i:i + BATCH]
+                    cmd = [os.path.join(ROOT, step, "gemm"), "--shapes", ",".join("x".join(map(str, s)) for s in batch),
+                           "--cublas", "--csv", "--dtype", dtype] + ([] if verify else ["--no-check"])
+                    p = subprocess.run(cmd, capture_output=True, text=True)
+                    got = list(csv.DictReader(io.StringIO(p.stdout)))
+                    if p.returncode != 0:
+                        print(f"{step:<20} {dtype:<5} batch of {len(batch)} from {batch[0]}: exit {p.returncode} "
+                              + " | ".join(p.stderr.strip().splitlines()[:3]), flush=True)
+                        status = 1
+                    for r in got:
+                        row = {f: r.get(f, "") for f in FIELDS}
+                        row.update(env, run=args.run)
+                        rows[key(row)] = row
+                    print(f"{step:<20} {dtype:<5} {len(got)} of {len(batch)} shapes recorded "
+                          f"({'verified' if verify else 'timed only'})", flush=True)
+    return status
+
+
+BATCH = 32
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sizes", nargs="*", type=parse_size, default=[(4096, 4096, 4096)])
@@ -103,6 +136,8 @@ def main():
     ap.add_argument("--run", choices=["bench", "sweep", "shapes"], default="bench", help="what the rows are recorded as")
     ap.add_argument("--path", default="", help="force this path of a step that chooses by shape; recorded as run "
                     "'path:NAME'")
+    ap.add_argument("--shape-set", action="store_true",
+                    help="the generated and model shapes of scripts/shape_set.py, many per process")
     ap.add_argument("--no-check", action="store_true", help="skip verification (it costs a CPU reference per run)")
     ap.add_argument("--check-up-to", type=int, default=0, metavar="N",
                     help="verify only shapes with M*N*K <= N^3 (the float64 reference of 8192^3 takes ~40 s)")
@@ -127,6 +162,11 @@ def main():
     print(f"{env['gpu']}, driver {env['driver']}, CUDA {env['cuda']}, commit {env['commit']}, {env['date']}", flush=True)
     print(f"{'step':<20} {'dtype':<5} {'M x N x K':<16} {'GFLOPS':>10} {'cuBLAS':>10} {'% cuBLAS':>9} {'vs prev':>8}  path: configuration",
           flush=True)
+    if args.shape_set:
+        status = run_batches(args, steps, env, rows)
+        save(path, rows)
+        print(f"recorded in {os.path.relpath(path, ROOT)}")
+        return status
     status = 0
     for m, n, k in args.sizes:
         prev = {}

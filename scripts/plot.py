@@ -106,6 +106,32 @@ def plot_sizes(plt, rows, gpu, out):
     return out
 
 
+def plot_shapes(plt, rows, gpu, out):
+    """The library step on make shapes' generated and model shapes: % of cuBLAS against FLOPs, one
+    mark per shape and dtype, coloured by the path it took."""
+    import results_table
+    sets, last = results_table.shape_set_rows(rows)
+    mine = (sets.get("generated") or []) + (sets.get("model") or []) if sets else []
+    if not mine:
+        return None
+    fig, ax = plt.subplots(figsize=(10, 5))
+    for path in sorted({r["path"] for r in mine}):
+        sel = [r for r in mine if r["path"] == path]
+        ax.scatter([2.0 * int(r["m"]) * int(r["n"]) * int(r["k"]) for r in sel],
+                   [100 * float(r["ratio"]) for r in sel], s=12, label=path, alpha=0.8)
+    ax.set_xscale("log")
+    ax.axhline(100, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("FLOPs (2 M N K)")
+    ax.set_ylabel("% of cuBLAS")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=3)
+    ax.set_title(f"{gpu}: {last} on make shapes' generated and model shapes")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description="plot results/<gpu>.csv")
     ap.add_argument("csv", nargs="*", help="results files (default: results/*.csv)")
@@ -133,10 +159,11 @@ def main():
         out = args.out or os.path.dirname(os.path.abspath(path))
         os.makedirs(out, exist_ok=True)
         gpu = rows[0]["gpu"]
-        for kind, fn in (("steps", plot_steps), ("sizes", plot_sizes)):
+        for kind, fn in (("steps", plot_steps), ("sizes", plot_sizes), ("shapes", plot_shapes)):
             written = fn(plt, rows, gpu, os.path.join(out, f"{base}_{kind}.png"))
             print(f"plot: wrote {os.path.relpath(written)}" if written
-                  else f"plot: {os.path.basename(path)} has no {'make bench rows at 4096^3' if kind == 'steps' else 'make sweep rows'}; "
+                  else f"plot: {os.path.basename(path)} has no "
+                  f"{ {'steps': 'make bench rows at 4096^3', 'sizes': 'make sweep rows', 'shapes': 'shape-set rows'}[kind]}; "
                   f"no {base}_{kind}.png")
     return 0
 

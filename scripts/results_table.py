@@ -13,6 +13,7 @@ A table sits between two markers, <!-- NAME:begin --> and <!-- NAME:end -->:
   shapes  results/README.md: make shapes, small M and small N
 """
 import glob
+import math
 import os
 import re
 import sys
@@ -106,6 +107,16 @@ def run_table(rows, run, exclude_main=False):
     return detail_table(rows, with_step=True)
 
 
+def article_table(rows):
+    """make shapes on the second article's nine shapes (scripts/shape_set.py's ARTICLE)."""
+    import shape_set
+    article = {tuple(map(str, s)) for s in shape_set.ARTICLE}
+    rows = [r for r in rows if r["run"] == "shapes" and (r["m"], r["n"], r["k"]) in article]
+    if not rows:
+        return "No recorded results yet: run `make shapes` on a GPU.\n"
+    return detail_table(rows, with_step=True)
+
+
 def sweep_table(rows):
     """make sweep as one row per dtype and size, one column per step: % of cuBLAS."""
     rows = [r for r in rows if r["run"] == "sweep"]
@@ -181,6 +192,53 @@ def widths_table(rows, step):
     return "\n".join(out) + "\n\n" + provenance(rows)
 
 
+def shape_set_rows(rows):
+    """make shapes' rows of the broad set: the rows of run 'shapes' whose shape is one of
+    scripts/shape_set.py's generated or model shapes, of the last step that has such rows (the
+    library step), split that way."""
+    import shape_set
+    gen = {f"{m}x{n}x{k}" for m, n, k in shape_set.generated()}
+    mod = {f"{m}x{n}x{k}" for m, n, k in shape_set.model()}
+    shape = lambda r: f"{r['m']}x{r['n']}x{r['k']}"
+    steps = sorted({r["step"] for r in rows if r["run"] == "shapes" and shape(r) in gen | mod})
+    if not steps:
+        return {}, None
+    last = steps[-1]
+    mine = [r for r in rows if r["run"] == "shapes" and r["step"] == last]
+    return {"generated": [r for r in mine if shape(r) in gen], "model": [r for r in mine if shape(r) in mod]}, last
+
+
+def percentile(sorted_values, q):
+    """The q-quantile by the nearest rank (q in [0, 1])."""
+    return sorted_values[min(len(sorted_values) - 1, max(0, math.ceil(q * len(sorted_values)) - 1))]
+
+
+def shapeset_table(rows):
+    """The library step on the shape set, per dtype: the minimum, 10th percentile and median of
+    its % of cuBLAS over the generated shapes, those of at least 1 GFLOP, and the model shapes;
+    then the ten worst shapes with the path and kernel each took."""
+    sets, last = shape_set_rows(rows)
+    if not sets or not (sets["generated"] or sets["model"]):
+        return "No recorded results yet: run `make shapes` on a GPU.\n"
+    out = [f"{last}, % of cuBLAS in the same process:", "",
+           "| dtype | shapes | count | minimum | 10th percentile | median | at least 95% |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    big = lambda r: 2.0 * int(r["m"]) * int(r["n"]) * int(r["k"]) >= 1e9
+    for dtype in ("fp16", "bf16"):
+        for name, sel in (("generated", sets["generated"]),
+                          ("generated, >= 1 GFLOP", [r for r in sets["generated"] if big(r)]),
+                          ("model", sets["model"])):
+            pct = sorted(100 * float(r["ratio"]) for r in sel if r["dtype"] == dtype)
+            if pct:
+                out.append(f"| {dtype} | {name} | {len(pct)} | {pct[0]:.1f}% | {percentile(pct, 0.1):.1f}% | "
+                           f"{percentile(pct, 0.5):.1f}% | {sum(p >= 95 for p in pct)} |")
+    worst = sorted(sets["generated"] + sets["model"], key=lambda r: float(r["ratio"]))[:10]
+    out += ["", "The ten worst:", "", "| M x N x K | dtype | % of cuBLAS | path | kernel |", "|---|---|---:|---|---|"]
+    out += [f"| {r['m']}x{r['n']}x{r['k']} | {r['dtype']} | {100 * float(r['ratio']):.1f}% | {r['path']} | "
+            f"{r.get('kernel', '')} |" for r in worst]
+    return "\n".join(out) + "\n\n" + provenance(sets["generated"] + sets["model"])
+
+
 def rewrite(text, name, body):
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     if begin not in text or end not in text:
@@ -198,7 +256,8 @@ def main():
     pages = {os.path.join(ROOT, "README.md"): {"front": front_table(rows)},
              os.path.join(ROOT, "results", "README.md"): {"sizes": run_table(rows, "bench", exclude_main=True),
                                                           "sweep": sweep_table(rows),
-                                                          "shapes": run_table(rows, "shapes")}}
+                                                          "shapes": article_table(rows),
+                                                          "shapeset": shapeset_table(rows)}}
     for p in sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md"))):
         step = os.path.basename(os.path.dirname(p))
         pages[p] = {"results": step_table(rows, step), "dispatch": dispatch_table(rows, step),

@@ -389,6 +389,30 @@ def make_usage_tests():
                f"rc {p.returncode}: {tail(p.stdout + p.stderr, 2)}")
 
 
+def shape_set_tests():
+    """make shapes' broad set is what issue-sized claims are measured on: at least 200 generated
+    shapes, the same every time, each dimension in 1 .. 16384, at least 40% with K or N not a
+    multiple of 8, under the FLOPs cap; the model shapes cover both hidden sizes, the LM head and
+    every token count; the summary's quantiles are the nearest-rank ones."""
+    import results_table
+    import shape_set
+    g = shape_set.generated()
+    unaligned = sum(map(shape_set.unaligned, g))
+    record(len(g) >= 200 and g == shape_set.generated() and len(set(g)) > 0.9 * len(g),
+           f"shape set: {len(g)} generated shapes, the same on every call", f"{len(g)} shapes")
+    record(all(1 <= d <= 16384 for s in g for d in s) and all(2 * m * n * k <= shape_set.FLOP_CAP for m, n, k in g),
+           "shape set: every generated dimension in 1 .. 16384, every product under the FLOPs cap", "out of range")
+    record(unaligned >= 0.4 * len(g), f"shape set: {unaligned} of {len(g)} generated shapes have K or N not a multiple of 8",
+           "fewer than 40%")
+    mod = shape_set.model()
+    heads = {(t, shape_set.VOCAB, h) for h in shape_set.MODELS for t in shape_set.TOKENS}
+    record(heads <= set(mod) and {s[0] for s in mod} == set(shape_set.TOKENS) and len(mod) == 100,
+           "shape set: the model shapes cover both hidden sizes, the LM head and every token count", f"{len(mod)} shapes")
+    vals = list(range(1, 101))
+    record(results_table.percentile(vals, 0.1) == 10 and results_table.percentile(vals, 0.5) == 50
+           and results_table.percentile([7.0], 0.5) == 7.0, "results_table: nearest-rank percentiles", "wrong")
+
+
 def plan_tests():
     """The dispatchers' rules on the CPU: tests/plans.txt lists shapes with the path and kernel each
     step that chooses by shape must plan for them on 132 SMs (--plan, no GPU), a forced path's
@@ -563,7 +587,7 @@ def tool_tests():
         out = os.path.join("build", "test_plot")
         shutil.rmtree(out, ignore_errors=True)
         p = run([py, "scripts/plot.py", "tests/data/results_sample.csv", "--out", out])
-        for kind in ("steps", "sizes"):
+        for kind in ("steps", "sizes", "shapes"):
             png = os.path.join(out, f"results_sample_{kind}.png")
             ok = (p.returncode == 0 and os.path.isfile(png) and os.path.getsize(png) > 1000
                   and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n")
@@ -613,6 +637,7 @@ def main():
     cli_tests(have_gpu)
     if not gpu_only:
         make_usage_tests()
+        shape_set_tests()
     plan_tests()
     lesson_bounds()
     if not gpu_only:
