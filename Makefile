@@ -49,7 +49,7 @@ STEP = $(patsubst %/gemm.cu,%,$(firstword $(wildcard $(NN)_*/gemm.cu)))
 PREV = $(if $(NUM),$(patsubst %/gemm.cu,%,$(firstword $(wildcard $(shell printf '%02d' `expr $(NUM) - 1`)_*/gemm.cu))))
 
 .SECONDARY: $(COMMON_OBJS) $(patsubst %,build/config/%.txt,$(STEPS))
-.PHONY: FORCE all help step run diff test bench readme autotune plot sweep shapes profile sass clean
+.PHONY: FORCE all help step run diff test bench readme figures autotune plot sweep shapes profile sass clean
 all: $(BINS)
 
 help:
@@ -60,6 +60,7 @@ help:
 	@echo "make test            harness self-tests, static checks, GPU tests"
 	@echo "make bench [SIZES='4096 2048']   every step beside cuBLAS; records results/"
 	@echo "make readme          regenerate the READMEs' numbers tables from results/"
+	@echo "make figures         redraw each step's tiling.svg (03 on) from its configuration"
 	@echo "make autotune [N=7]  search step 7's tile sizes on this GPU (no N: 07-10 in turn); writes NN_name/tuned/<GPU>.flags"
 	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, GFLOPS against size"
 	@echo "make sweep           every step and cuBLAS over sizes $(firstword $(SWEEP_SIZES)) ... $(lastword $(SWEEP_SIZES)); recorded in results/"
@@ -127,6 +128,9 @@ bench: all
 
 readme:
 	@$(PYTHON) scripts/results_table.py
+
+figures:
+	@$(PYTHON) scripts/figures.py
 
 # Searches the tile sizes of step N on this GPU, or of every tuned step in turn (07-10) without N;
 # see scripts/autotune.py. It asks the GPU for its limits first, and stops there without one.

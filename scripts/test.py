@@ -389,6 +389,19 @@ def make_usage_tests():
                f"rc {p.returncode}: {tail(p.stdout + p.stderr, 2)}")
 
 
+def figure_tests():
+    """Every step from 03 on has tiling.svg drawn from the configuration it is built with, and its
+    README shows it; a figure that no longer matches its step's configuration fails."""
+    p = run([sys.executable, "scripts/figures.py", "--check"], timeout=120)
+    record(p.returncode == 0, "figures: every tiling.svg matches its step's configuration (make figures)",
+           tail(p.stdout + p.stderr))
+    for step in STEPS:
+        if int(step[:2]) >= 3:
+            readme = open(os.path.join(step, "README.md")).read()
+            record(os.path.isfile(os.path.join(step, "tiling.svg")) and "](tiling.svg)" in readme,
+                   f"{step}: README.md shows tiling.svg", "missing")
+
+
 def shape_set_tests():
     """make shapes' broad set is what issue-sized claims are measured on: at least 200 generated
     shapes, the same every time, each dimension in 1 .. 16384, at least 40% with K or N not a
@@ -638,6 +651,7 @@ def main():
     if not gpu_only:
         make_usage_tests()
         shape_set_tests()
+        figure_tests()
     plan_tests()
     lesson_bounds()
     if not gpu_only:

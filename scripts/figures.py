@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""make figures: each step's tiling, drawn as NN_name/tiling.svg from the configuration it is
+built with on the course's reference GPU (its gemm.cu defines, then the flags file make picks
+for an NVIDIA H200: tuned/NVIDIA_H200.flags, tuned/sm_90.flags, tuned/default.flags).
+
+    python3 scripts/figures.py            # write the SVGs (make figures)
+    python3 scripts/figures.py --check    # exit 1 if a committed SVG differs from its config
+
+A figure shows the block's tiles of A, B and C to scale (K drawn wider where BK is thin), the
+first warp's (or warpgroup's) tile of C, the elements of C that thread 0 (lane 0) owns and the
+rows of A and columns of B it reads, and a note on the shared-memory layout and, from step 09
+on, the pipeline.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import autotune  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GPU_KEY, ARCH = "NVIDIA_H200", "sm_90"
+
+
+def config(step):
+    """The integer #defines of a step's gemm.cu, overridden by the flags file make picks for the
+    reference GPU; and that file's name (or None)."""
+    src = open(os.path.join(ROOT, step, "gemm.cu")).read()
+    values = {k: int(v) for k, v in re.findall(r"^#define (\w+) (\d+)\b", src, re.M)}
+    picked = None
+    for name in (GPU_KEY, ARCH, "default"):
+        path = os.path.join(ROOT, step, "tuned", name + ".flags")
+        if os.path.isfile(path):
+            values.update({k: int(v) for k, v in autotune.flags_file_values(path).items()})
+            picked = os.path.relpath(path, ROOT)
+            break
+    return values, picked
+
+
+def layout(step, c):
+    """What to draw: tile sizes, the first warp's tile, thread 0's elements of C, and notes."""
+    n = int(step[:2])
+    if n == 3:
+        b = c["BLOCK"]
+        return dict(BM=b, BN=b, BK=b, warp=None, mine=[(0, 0)], who="thread 0",
+                    notes=[f"{b * b} threads, one element of C each",
+                           f"shared memory: As {b} x {b} and Bs {b} x {b}, one slice of K at a time"])
+    if n == 4:
+        return dict(BM=c["BM"], BN=c["BN"], BK=c["BK"], warp=None,
+                    mine=[(i, 0) for i in range(c["TM"])], who="thread 0",
+                    notes=[f"{c['BM'] * c['BN'] // c['TM']} threads, TM = {c['TM']} results each, down a column",
+                           f"shared memory: As {c['BM']} x {c['BK']}, Bs {c['BK']} x {c['BN']}"])
+    if n == 5:
+        bm, bn, tm, tn = c["BM"], c["BN"], c["TM"], c["TN"]
+        return dict(BM=bm, BN=bn, BK=c["BK"], warp=None,
+                    mine=[(i * (bm // tm), j * (bn // tn)) for i in range(tm) for j in range(tn)], who="thread 0",
+                    notes=[f"{(bm // tm) * (bn // tn)} threads, {tm} x {tn} results each, {bm // tm} rows and "
+                           f"{bn // tn} columns apart",
+                           f"shared memory: As {bm} x {c['BK']}, Bs {c['BK']} x {bn}"])
+    if n in (6, 7):
+        bm, bn, tm, tn = c["BM"], c["BN"], c["TM"], c["TN"]
+        rows = [(i // 4) * (4 * bm // tm) + i % 4 for i in range(tm)]
+        cols = [(j // 4) * (4 * bn // tn) + j % 4 for j in range(tn)]
+        return dict(BM=bm, BN=bn, BK=c["BK"], warp=None, mine=[(r, q) for r in rows for q in cols], who="thread 0",
+                    notes=[f"{(bm // tm) * (bn // tn)} threads, {tm} x {tn} results each in 4 x 4 blocks "
+                           f"(one float4 each way)",
+                           f"shared memory: As transposed, {c['BK']} x ({bm} + 4) (padded), Bs {c['BK']} x {bn}"])
+    if n == 8:
+        bm, bn, wm, wn, tm, tn, wniter = c["BM"], c["BN"], c["WM"], c["WN"], c["TM"], c["TN"], c["WNITER"]
+        wmiter = wm * wn // (32 * tm * tn * wniter)
+        subm, subn = wm // wmiter, wn // wniter
+        mine = [(a * subm + r, b * subn + q) for a in range(wmiter) for b in range(wniter)
+                for r in range(tm) for q in range(tn)]
+        return dict(BM=bm, BN=bn, BK=c["BK"], warp=(wm, wn), mine=mine, who="lane 0 of warp 0",
+                    notes=[f"{(bm // wm) * (bn // wn)} warps of {wm} x {wn}, each {wmiter} x {wniter} sub-tiles of "
+                           f"{subm} x {subn}; a lane: {tm} x {tn} per sub-tile",
+                           f"shared memory: 2 stages of As ({c['BK']} x ({bm} + 4), transposed) and Bs "
+                           f"({c['BK']} x {bn})"])
+    if n in (9, 10):
+        bm, bn, wm, wn = c["BM"], c["BN"], c["WM"], c["WN"]
+        mine = [(i * 16 + h, j * 8 + e) for i in range(wm // 16) for j in range(wn // 8) for h in (0, 8)
+                for e in (0, 1)]
+        ring = (f"a ring of {c['STAGES']} stages filled by cp.async" if n == 10 else
+                "one stage, loaded through registers")
+        return dict(BM=bm, BN=bn, BK=c["BK"], warp=(wm, wn), mine=mine, who="lane 0 of warp 0",
+                    notes=[f"{(bm // wm) * (bn // wn)} warps of {wm} x {wn}: {wm // 16} x {wn // 8} mma.sync "
+                           f"m16n8k16 tiles; a lane holds rows g, g + 8 and columns 2t, 2t + 1 of each",
+                           f"shared memory: 16-bit rows padded by {c['PAD']} elements (16 bytes); {ring}"])
+    # Hopper: consumer warpgroups of 64 rows; step 11 has no producer warpgroup.
+    wg = c.get("WARPGROUPS", 2)
+    bm, bn, bk = 64 * wg, c.get("BN", 256), c.get("BK", 64)
+    mine = [(h, 8 * j + e) for j in range(bn // 8) for h in (0, 8) for e in (0, 1)]
+    stages = c.get("STAGES", 4)
+    roles = ("every warpgroup loads (one thread issues TMA) and multiplies" if n == 11 else
+             f"a producer warpgroup (one thread issues TMA) and {wg} consumer warpgroups; persistent grid")
+    extra = []
+    if n >= 13:
+        extra.append("C leaves through shared memory in 64 x 32 FP32 chunks, one TMA store each")
+    if n >= 14:
+        extra.append("drawn: the 128 x 256 tile of 4096^3; plan.h picks 64-256 columns, 1-3 warpgroups per shape")
+    return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
+                notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
+                       f"and 8, columns 8j and 8j + 1",
+                       f"shared memory: 128-byte swizzle (16-byte chunk q of row r at q ^ r % 8); a ring of "
+                       f"{stages} stages on mbarriers", roles] + extra)
+
+
+def svg(step, lay, picked):
+    bm, bn, bk = lay["BM"], lay["BN"], lay["BK"]
+    s = 400.0 / max(bm, bn)                      # pixels per element along M and N
+    sk = max(s, 60.0 / bk)                       # along K: at least 60 px for the slice
+    x0, y0 = 20 + bk * sk + 30, 60 + bk * sk + 30  # C's corner; A to its left, B above it
+    width = int(x0 + bn * s + 20)
+    notes = lay["notes"] + [f"configuration: {picked or 'the defines of gemm.cu'}"]
+    height = int(y0 + bm * s + 44 + 16 * (len(notes) + 1))
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{max(width, 800)}" height="{height}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<text x="10" y="18" font-size="13" font-weight="bold">{step}: BM x BN x BK = {bm} x {bn} x {bk}</text>']
+
+    def rect(x, y, w, h, fill, stroke="#333", sw=1):
+        out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" fill="{fill}" '
+                   f'stroke="{stroke}" stroke-width="{sw}"/>')
+
+    def text(x, y, t, anchor="start"):
+        out.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{t}</text>')
+
+    rows = sorted({r for r, _ in lay["mine"]})
+    cols = sorted({q for _, q in lay["mine"]})
+    # B above C, A left of C, C.
+    rect(x0, 60, bn * s, bk * sk, "#eef5ff")
+    text(x0, 52, f"B tile: {bk} x {bn}")
+    rect(20, y0, bk * sk, bm * s, "#eef5ff")
+    text(20, y0 - 8, f"A tile: {bm} x {bk}")
+    rect(x0, y0, bn * s, bm * s, "#ffffff")
+    text(x0 + bn * s / 2, y0 + bm * s + 16, f"C tile: {bm} x {bn}", "middle")
+    if lay["warp"]:
+        wm, wn = lay["warp"]
+        for i in range(bm // wm):
+            for j in range(bn // wn):
+                rect(x0 + j * wn * s, y0 + i * wm * s, wn * s, wm * s, "#e8f3e8" if i == j == 0 else "none",
+                     "#6a6", 0.8)
+    for q in cols:  # what thread 0 reads: its columns of B and rows of A
+        rect(x0 + q * s, 60, max(s, 1.0), bk * sk, "#f4a261", "none")
+    for r in rows:
+        rect(20, y0 + r * s, bk * sk, max(s, 1.0), "#f4a261", "none")
+    for r, q in lay["mine"]:
+        rect(x0 + q * s, y0 + r * s, max(s, 1.5), max(s, 1.5), "#c0392b", "none")
+    y = y0 + bm * s + 34
+    text(20, y, f"red: the elements of C that {lay['who']} owns; orange: the rows of A and columns of B "
+         "it reads")
+    if lay["warp"]:
+        y += 16
+        text(20, y, "green: the first warp's (warpgroup's) tile of C")
+    for line in notes:
+        y += 16
+        text(20, y, line.replace("&", "&amp;").replace("<", "&lt;"))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def steps():
+    return sorted(d for d in os.listdir(ROOT) if re.match(r"\d\d_", d) and int(d[:2]) >= 3
+                  and os.path.isfile(os.path.join(ROOT, d, "gemm.cu")))
+
+
+def main():
+    args = sys.argv[1:]
+    if args not in ([], ["--check"]):
+        print(__doc__.strip(), file=sys.stdout if args in (["-h"], ["--help"]) else sys.stderr)
+        return 0 if args in (["-h"], ["--help"]) else 2
+    stale = []
+    for step in steps():
+        c, picked = config(step)
+        text = svg(step, layout(step, c), picked)
+        path = os.path.join(ROOT, step, "tiling.svg")
+        old = open(path).read() if os.path.exists(path) else None
+        if old != text:
+            stale.append(os.path.relpath(path, ROOT))
+            if not args:
+                open(path, "w").write(text)
+    if args == ["--check"]:
+        if stale:
+            print("stale figures (run `make figures`): " + ", ".join(stale))
+            return 1
+        print(f"figures: {len(steps())} up to date")
+        return 0
+    print("figures: wrote " + (", ".join(stale) if stale else "nothing (up to date)"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
