@@ -358,10 +358,17 @@ def lesson_bounds():
         n = int(step[:2])
         if n < 12 or ALL_STEPS.index(step) == 0:
             continue
-        p = run(["make", "-s", "--no-print-directory", "diff", f"N={n}"])
+        p = sub_make(["diff", f"N={n}"])
         changed = [l for l in p.stdout.splitlines() if l[:1] in "+-" and not l.startswith(("+++", "---"))]
         record(p.returncode == 0 and 0 < len(changed) <= 300,
                f"{step}: make diff N={n} changes at most 300 lines", f"{len(changed)} lines")
+
+
+def sub_make(args, timeout=60):
+    """make run from inside make test: without the parent's jobserver (MAKEFLAGS), whose absence a
+    sub-make would report on stderr."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    return run(["make", "-s", "--no-print-directory"] + args, timeout=timeout, env=env)
 
 
 def make_usage_tests():
@@ -369,16 +376,16 @@ def make_usage_tests():
     architecture the tables lack builds with the nearest one's limits and says so; N that is not a
     number names itself; the scripts' --help prints their usage."""
     print("== make and script usage (CPU)", flush=True)
-    p = run(["make", "-s", "--no-print-directory", "help", "ARCH=foo"], timeout=60)
+    p = sub_make(["help", "ARCH=foo"])
     record(p.returncode == 2 and "not an architecture" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
            "make ARCH=foo stops with one line naming the malformed ARCH", f"rc {p.returncode}: {tail(p.stderr, 2)}")
-    p = run(["make", "-s", "--no-print-directory", "help", "ARCH=sm_121"], timeout=60)
+    p = sub_make(["help", "ARCH=sm_121"])
     record(p.returncode == 0 and "sm_120's limits" in p.stderr,
            "make ARCH=sm_121 (not in the table) takes sm_120's limits and says so", f"rc {p.returncode}: {tail(p.stderr, 2)}")
-    p = run(["make", "-s", "--no-print-directory", "help", "PYTHON=/nonexistent/python3"], timeout=60)
+    p = sub_make(["help", "PYTHON=/nonexistent/python3"])
     record(p.returncode == 2 and "Python 3.6 or newer is needed" in p.stderr,
            "make without Python stops, naming what is missing", f"rc {p.returncode}: {tail(p.stderr, 2)}")
-    p = run(["make", "-s", "--no-print-directory", "step", "N=abc"], timeout=60)
+    p = sub_make(["step", "N=abc"])
     record(p.returncode == 2 and "no step N=abc" in p.stderr and "expr" not in p.stderr,
            "make step N=abc names the bad N, without expr's noise", f"rc {p.returncode}: {tail(p.stderr, 2)}")
     for script in ("scripts/test.py", "scripts/results_table.py"):
