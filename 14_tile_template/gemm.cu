@@ -334,7 +334,7 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
     if (plan_for(p, sm_count(), &plan, why, sizeof why)) return cudaErrorInvalidValue;
     p->path = plan.path;
     if (!strcmp(plan.path, "fallback")) {
-        snprintf(p->kernel, sizeof p->kernel, "kernel=fallback tile=32x32");
+        describe_fallback(p->kernel);
         return launch_fallback<T>(p);
     }
     for (const auto &t : TILES)

@@ -64,6 +64,9 @@ static void describe_tile(char *out, int bn, int wg) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "tile=%dx%d wg=%d swap=0 cluster=1 splits=1",
              64 * wg, bn, wg);
 }
+static void describe_fallback(char *out) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
+}
 
 /* gemm_step.plan: what launch_gemm launches for p, without launching it. */
 static int plan_gemm(gemm_args *p, int sms) {
@@ -73,6 +76,6 @@ static int plan_gemm(gemm_args *p, int sms) {
     if (plan.bn)
         describe_tile(p->kernel, plan.bn, plan.wg);
     else
-        snprintf(p->kernel, sizeof p->kernel, "kernel=fallback tile=32x32");
+        describe_fallback(p->kernel);
     return 0;
 }

@@ -457,7 +457,7 @@ template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
 /* gemv_m: R = M up to 8 rows per block, K cut as gemv_m_shape says (plan.h). */
 template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p) {
     const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sm_count());
-    snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_m rows=%d splits=%d", R, g.planes);
+    describe_gemv_m(p->kernel, R, g.planes);
     float *partial = workspace((size_t)g.planes * p->m * p->n);
     if (!partial) return cudaErrorMemoryAllocation;
     dim3 grid(g.col_blocks * g.row_blocks, g.planes);
@@ -467,15 +467,16 @@ template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p)
     return err != cudaSuccess ? err : reduce_planes(p, partial, g.planes);
 }
 template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
-    if (p->m == 1) return launch_gemv_m_rows<T, 1>(p);
-    if (p->m <= 2) return launch_gemv_m_rows<T, 2>(p);
-    if (p->m <= 4) return launch_gemv_m_rows<T, 4>(p);
+    const int rows = gemv_m_shape(p->m, p->n, p->k, sm_count()).rows;
+    if (rows == 1) return launch_gemv_m_rows<T, 1>(p);
+    if (rows == 2) return launch_gemv_m_rows<T, 2>(p);
+    if (rows == 4) return launch_gemv_m_rows<T, 4>(p);
     return launch_gemv_m_rows<T, 8>(p);
 }
 
 /* gemv_n: CN = 1, 4 or 8 columns per warp, as gemv_n_cols says (plan.h). */
 template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p) {
-    snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_n cols=%d", CN);
+    describe_gemv_n(p->kernel, CN);
     dim3 grid(ceil_div(p->m, GEMV_THREADS / 32) * ceil_div(p->n, CN));
     const bool staged = CN == 1 && p->k % 8 == 0 && p->k * 2 <= 48 * 1024 && (size_t)p->b % 16 == 0;
     /* (48 KB: the dynamic shared memory a kernel gets without opting in) */
@@ -508,7 +509,7 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
     if (!strcmp(plan.path, "gemv_m")) return launch_gemv_m<T>(p);
     if (!strcmp(plan.path, "gemv_n")) return launch_gemv_n<T>(p);
     if (!strcmp(plan.path, "fallback")) {
-        snprintf(p->kernel, sizeof p->kernel, "kernel=fallback tile=32x32");
+        describe_fallback(p->kernel);
         return launch_fallback<T>(p);
     }
     for (const auto &t : TILES)

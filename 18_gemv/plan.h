@@ -154,10 +154,19 @@ static void describe_tile(char *out, int bn, int wg, bool swap, int splits) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "tile=%dx%d wg=%d swap=%d cluster=1 splits=%d",
              64 * wg, bn, wg, swap, splits);
 }
+static void describe_fallback(char *out) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
+}
+static void describe_gemv_m(char *out, int rows, int splits) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows, splits);
+}
+static void describe_gemv_n(char *out, int cols) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_n cols=%d", cols);
+}
 
-/* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut so that
- * the grid has about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to
- * add up) to 1024 (its rows of A in shared memory: R x 4 KB). Host arithmetic, shared by the
+/* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut aiming at
+ * about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up, and
+ * fewer blocks than that at small K) to 1024 (its rows of A in shared memory: R x 4 KB). Host arithmetic, shared by the
  * launch and the plan. */
 struct gemv_m_grid {
     int rows, col_blocks, row_blocks, k_chunk, planes;
@@ -185,11 +194,11 @@ static int plan_gemm(gemm_args *p, int sms) {
         describe_tile(p->kernel, plan.bn, plan.wg, plan.swap, plan.splits);
     else if (!strcmp(plan.path, "gemv_m")) {
         const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sms);
-        snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_m rows=%d splits=%d", g.rows, g.planes);
+        describe_gemv_m(p->kernel, g.rows, g.planes);
     }
     else if (!strcmp(plan.path, "gemv_n"))
-        snprintf(p->kernel, sizeof p->kernel, "kernel=gemv_n cols=%d", gemv_n_cols(p->n));
+        describe_gemv_n(p->kernel, gemv_n_cols(p->n));
     else
-        snprintf(p->kernel, sizeof p->kernel, "kernel=fallback tile=32x32");
+        describe_fallback(p->kernel);
     return 0;
 }

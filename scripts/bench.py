@@ -95,6 +95,13 @@ def fastest(steps, rows):
     return list(dict.fromkeys(picked + steps[-1:]))
 
 
+def result_row(r, env, run):
+    """A results-file row from one line of a step's --csv output."""
+    row = {f: r.get(f, "") for f in FIELDS}
+    row.update(env, run=run)
+    return row
+
+
 def run_batches(args, steps, env, rows):
     """The shape set, BATCH shapes per process (one cuBLAS handle, one CUDA context): those small
     enough for the float64 check (--check-up-to) verified, the others timed only."""
@@ -117,8 +124,7 @@ def run_batches(args, steps, env, rows):
                               + " | ".join(p.stderr.strip().splitlines()[:3]), flush=True)
                         status = 1
                     for r in got:
-                        row = {f: r.get(f, "") for f in FIELDS}
-                        row.update(env, run=args.run)
+                        row = result_row(r, env, args.run)
                         rows[key(row)] = row
                     print(f"{step:<20} {dtype:<5} {len(got)} of {len(batch)} shapes recorded "
                           f"({'verified' if verify else 'timed only'})", flush=True)
@@ -188,8 +194,7 @@ def main():
                     status = 1
                     continue
                 r = got[0]
-                row = {f: r.get(f, "") for f in FIELDS}
-                row.update(env, run=f"path:{args.path}" if args.path else args.run)
+                row = result_row(r, env, f"path:{args.path}" if args.path else args.run)
                 rows[key(row)] = row
                 g = float(r["gflops"])
                 speedup = f"{g / prev[dtype]:7.2f}x" if dtype in prev and prev[dtype] > 0 else f"{'':>8}"
