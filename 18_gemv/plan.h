@@ -165,9 +165,10 @@ static void describe_gemv_n(char *out, int cols) {
 }
 
 /* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut aiming at
- * about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up, and
- * fewer blocks than that at small K) to 1024 (its rows of A in shared memory: R x 4 KB). Host arithmetic, shared by the
- * launch and the plan. */
+ * about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up) to
+ * 1024 (its rows of A in shared memory: R x 4 KB); from 32 where 128-row ranges would leave SMs
+ * idle, since a thread's rows follow one another. Host arithmetic, shared by the launch and the
+ * plan. */
 struct gemv_m_grid {
     int rows, col_blocks, row_blocks, k_chunk, planes;
 };
@@ -178,7 +179,9 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
     g.row_blocks = ceil_div(m, g.rows);
     const int splits = ceil_div(4 * sms, g.col_blocks * g.row_blocks);
     const int k_chunk = ceil_div(ceil_div(k, splits), 8) * 8;
-    g.k_chunk = k_chunk < 128 ? 128 : k_chunk > 1024 ? 1024 : k_chunk;
+    /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32 */
+    const int least = g.col_blocks * g.row_blocks * ceil_div(k, 128) < sms ? 32 : 128;
+    g.k_chunk = k_chunk < least ? least : k_chunk > 1024 ? 1024 : k_chunk;
     g.planes = ceil_div(k, g.k_chunk);
     return g;
 }

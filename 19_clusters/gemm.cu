@@ -351,42 +351,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     if constexpr (PAIR > 1) cluster_sync();
 }
 
-/* C = alpha * (the sum of `planes` M x N planes of partial) + beta * C. A block takes 32
- * consecutive items (float4s where count allows: cudaMalloc'd planes and C start on 256 bytes),
- * its 8 warps a share of the planes each, added up in shared memory. */
-__global__ void __launch_bounds__(256) splitk_reduce(const float *partial, int planes, size_t count,
-                                                     float alpha, float beta, float *C) {
-    __shared__ float4 sums[8][32];
-    const int lane = threadIdx.x % 32, group = threadIdx.x / 32;
-    const bool wide = count % 4 == 0;
-    const size_t items = wide ? count / 4 : count, item = blockIdx.x * (size_t)32 + lane;
-    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (item < items)
-        for (int s = group; s < planes; s += 8) {
-            const float *plane = partial + s * count;
-            const float4 v = wide ? reinterpret_cast<const float4 *>(plane)[item]
-                                  : make_float4(plane[item], 0.0f, 0.0f, 0.0f);
-            sum = make_float4(sum.x + v.x, sum.y + v.y, sum.z + v.z, sum.w + v.w);
-        }
-    sums[group][lane] = sum;
-    __syncthreads();
-    if (group != 0 || item >= items) return;
-    for (int g = 1; g < 8; g++) {
-        const float4 v = sums[g][lane];
-        sum = make_float4(sum.x + v.x, sum.y + v.y, sum.z + v.z, sum.w + v.w);
-    }
-    if (!wide) {
-        C[item] = beta == 0.0f ? alpha * sum.x : alpha * sum.x + beta * C[item];
-        return;
-    }
-    float4 c = make_float4(alpha * sum.x, alpha * sum.y, alpha * sum.z, alpha * sum.w);
-    if (beta != 0.0f) {
-        const float4 old = reinterpret_cast<float4 *>(C)[item];
-        c = make_float4(c.x + beta * old.x, c.y + beta * old.y, c.z + beta * old.z,
-                        c.w + beta * old.w);
-    }
-    reinterpret_cast<float4 *>(C)[item] = c;
-}
+#include "splitk.cuh" /* splitk_reduce, the workspace */
 
 #include "gemv.cuh" /* the GEMV kernels of step 18 */
 
@@ -419,28 +384,6 @@ __global__ void __launch_bounds__(1024)
 }
 
 #include "plan.h"
-
-/* The FP32 workspace of split-K and gemv_m: grown when a problem needs more, kept otherwise (the
- * harness's untimed warm-up runs make it). */
-static float *workspace(size_t floats) {
-    static float *ws = NULL;
-    static size_t have = 0;
-    if (floats > have) {
-        cudaFree(ws);
-        ws = NULL;
-        have = 0;
-        if (cudaMalloc((void **)&ws, floats * sizeof(float)) != cudaSuccess) return NULL;
-        have = floats;
-    }
-    return ws;
-}
-
-static cudaError_t reduce_planes(const gemm_args *p, const float *partial, int planes) {
-    const size_t count = (size_t)p->m * p->n, items = count % 4 == 0 ? count / 4 : count;
-    splitk_reduce<<<(unsigned)((items + 31) / 32), 256>>>(partial, planes, count, p->alpha, p->beta,
-                                                          p->c);
-    return cudaGetLastError();
-}
 
 /* Step 13's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges, swapped or in pairs. */
 template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1>

@@ -16,6 +16,7 @@
 #define GEMV_ROWS 8 /* rows of C per gemv_m block (columns per gemv_n block) */
 #define GEMV_THREADS 256
 #define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
+#define GEMV_SCALAR_UNROLL 4 /* ... rows of 2-byte loads, where B's rows are not 16-byte units */
 #ifndef GEMV_N_UNROLL
 #define GEMV_N_UNROLL 4 /* ... and a gemv_n lane */
 #endif
@@ -39,12 +40,48 @@ static __device__ __forceinline__ void load8(const T *row, int i, int len, bool 
     for (int e = 0; e < 8; e++) x[e] = i + e < len ? static_cast<float>(row[i + e]) : 0.0f;
 }
 
-/* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.x / col_blocks), and
- * walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each: a warp reads 512
- * contiguous bytes per row, GEMV_UNROLL rows before it multiplies (streaming loads: B is read
- * once). The rows of A it needs are
- * staged in shared memory as floats. It writes its raw sums to plane blockIdx.y of partial, which
- * splitk_reduce adds up. */
+/* The same eight elements as they are stored, for unpack8 later: so that a thread can have many
+ * in flight before it waits for the first, whether a row allows one streaming 16-byte load (read
+ * once: evict first) or needs eight 2-byte loads. */
+template <typename T>
+static __device__ __forceinline__ uint4 load8_raw(const T *row, int i, int len, bool vec) {
+    if (vec && i + 8 <= len) return __ldcs(reinterpret_cast<const uint4 *>(row + i));
+    union {
+        uint4 raw;
+        T h[8];
+    } u;
+#pragma unroll
+    for (int e = 0; e < 8; e++) u.h[e] = i + e < len ? row[i + e] : static_cast<T>(0.0f);
+    return u.raw;
+}
+
+/* acc[r][e] += a[r * a_stride + u] * b(u, e) over U rows u of B (8 columns each, b_stride apart,
+ * `cols` of them inside the matrix), their loads issued before the first FMA. */
+template <typename T, int R, int U>
+static __device__ __forceinline__ void gemv_m_rows(float (&acc)[R][8], const T *b, int b_stride,
+                                                   int cols, const float *a, int a_stride,
+                                                   bool vec) {
+    uint4 raw[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) /* vec: the caller knows all 8 are inside */
+        raw[u] = vec ? __ldcs(reinterpret_cast<const uint4 *>(b + (size_t)u * b_stride))
+                     : load8_raw(b + (size_t)u * b_stride, 0, cols, false);
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        float x[8];
+        unpack8<T>(raw[u], x);
+#pragma unroll
+        for (int r = 0; r < R; r++)
+#pragma unroll
+            for (int e = 0; e < 8; e++) acc[r][e] += a[r * a_stride + u] * x[e];
+    }
+}
+
+/* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.x /
+ * col_blocks), and walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each: a
+ * warp reads 512 contiguous bytes per row, GEMV_UNROLL rows before it multiplies. The rows of A it
+ * needs are staged in shared memory as floats. It writes its raw sums to plane blockIdx.y of
+ * partial, which splitk_reduce adds up. */
 template <typename T, int R>
 __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
     gemv_m_kernel(int M, int N, int K, const T *A, const T *B, int k_chunk, float *partial) {
@@ -63,25 +100,15 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
     if (col < N) {
         const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
         int k = k0;
+        /* the loads first, then the FMAs: GEMV_UNROLL 16-byte loads, or where B's rows are not
+         * 16-byte units, GEMV_SCALAR_UNROLL rows of eight 2-byte loads */
         if (vec)
-            for (; k + GEMV_UNROLL <= k1; k += GEMV_UNROLL) { /* the loads first, then the FMAs */
-                uint4 raw[GEMV_UNROLL];
-#pragma unroll
-                for (int u = 0; u < GEMV_UNROLL; u++)
-                    raw[u] = __ldcs(reinterpret_cast<const uint4 *>(B + (size_t)(k + u) * N + col));
-#pragma unroll
-                for (int u = 0; u < GEMV_UNROLL; u++) {
-                    float b[8];
-                    unpack8<T>(raw[u], b);
-#pragma unroll
-                    for (int r = 0; r < R; r++) {
-                        const float a = a_rows[r * k_chunk + k - k0 + u];
-#pragma unroll
-                        for (int e = 0; e < 8; e++) acc[r][e] += a * b[e];
-                    }
-                }
-            }
-        for (; k < k1; k++) { /* the rest of the range, and rows that are not 16-byte units */
+            for (; k + GEMV_UNROLL <= k1; k += GEMV_UNROLL) gemv_m_rows<T, R, GEMV_UNROLL>(
+                acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0, k_chunk, true);
+        for (; k + GEMV_SCALAR_UNROLL <= k1; k += GEMV_SCALAR_UNROLL)
+            gemv_m_rows<T, R, GEMV_SCALAR_UNROLL>(acc, B + (size_t)k * N + col, N, N - col,
+                                                  a_rows + k - k0, k_chunk, false);
+        for (; k < k1; k++) { /* the rest of the range */
             float b[8];
             load8(B + (size_t)k * N, col, N, vec, b);
 #pragma unroll
@@ -93,9 +120,11 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
         }
     }
     float *const plane = partial + (size_t)blockIdx.y * M * N;
-    for (int r = 0; r < rows; r++)
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
         for (int e = 0; e < 8; e++)
-            if (col + e < N) plane[(size_t)(m0 + r) * N + col + e] = acc[r][e];
+            if (r < rows && col + e < N) plane[(size_t)(m0 + r) * N + col + e] = acc[r][e];
 }
 
 /* N small: A streamed. A warp owns one row of C and CN of its columns (blockIdx.y); its lanes
@@ -129,18 +158,13 @@ __global__ void __launch_bounds__(GEMV_THREADS)
         /* A is read once: streaming loads (evict first) */
         uint4 raw[GEMV_N_UNROLL];
 #pragma unroll
-        for (int u = 0; u < GEMV_N_UNROLL; u++)
-            if (vec && k + 256 * u + 8 <= K)
-                raw[u] = __ldcs(reinterpret_cast<const uint4 *>(a_row + k + 256 * u));
+        for (int u = 0; u < GEMV_N_UNROLL; u++) raw[u] = load8_raw(a_row, k + 256 * u, K, vec);
 #pragma unroll
         for (int u = 0; u < GEMV_N_UNROLL; u++) {
             const int ku = k + 256 * u;
             if (ku >= K) break;
             float a[8];
-            if (vec && ku + 8 <= K)
-                unpack8<T>(raw[u], a);
-            else
-                load8(a_row, ku, K, false, a);
+            unpack8<T>(raw[u], a);
             if (CN == 1 && b_vec) { /* N = 1: B is one contiguous column */
                 float b[8];
                 if (b_staged && ku + 8 <= K)

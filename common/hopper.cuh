@@ -249,12 +249,13 @@ static __device__ __forceinline__ void wgmma(float *d, uint64_t desc_a, uint64_t
 #undef WGMMA_CASE
 }
 
-/* ---- Host: a tensor map of a row-major rows x cols matrix (element_bytes each), box box_cols
- * x box_rows, 128-byte swizzle (box_cols * element_bytes must be 128 at most); elements outside
- * the matrix arrive as zeros, and a store writes none of them. A row's bytes must be a multiple
- * of 16, and the base 16-byte aligned. ---- */
+/* ---- Host: a tensor map of a row-major rows x cols matrix (element_bytes each, rows ld apart,
+ * ld = cols unless given), box box_cols x box_rows, 128-byte swizzle (box_cols * element_bytes
+ * must be 128 at most); elements outside the matrix arrive as zeros, and a store writes none of
+ * them. A row's bytes (ld elements) must be a multiple of 16, and the base 16-byte aligned. ---- */
 static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int cols, int box_cols,
-                            int box_rows, CUtensorMapDataType type, int element_bytes = 2) {
+                            int box_rows, CUtensorMapDataType type, int element_bytes = 2,
+                            int ld = 0) {
     static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
     if (!encode) {
         cudaDriverEntryPointQueryResult found;
@@ -264,7 +265,7 @@ static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int co
             return err != cudaSuccess ? err : cudaErrorNotSupported;
     }
     const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-    const cuuint64_t strides[1] = {(cuuint64_t)cols * element_bytes}; /* bytes between rows */
+    const cuuint64_t strides[1] = {(cuuint64_t)(ld ? ld : cols) * element_bytes}; /* row to row */
     const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
     const cuuint32_t unit[2] = {1, 1};
     CUresult r = encode(map, type, 2, const_cast<void *>(base), dims, strides, box, unit,

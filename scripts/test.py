@@ -295,10 +295,11 @@ def feasible(path, m, n, k):
     return True
 
 
-def kernel_matches(path, kernel):
+def kernel_matches(path, kernel, shape=(8, 8, 8)):
     """Whether the instantiation a run reports (key=value words) is the one its path names:
     tma_nW and pair_nW a W-wide tile in one K range, alone or in a cluster of two; swap the
-    swapped product; splitk two or more K ranges; the others their own kernel."""
+    swapped product; splitk two or more K ranges; padded a tile kernel; the others their own
+    kernel."""
     w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
     if path.startswith(("tma_n", "pair_n")):
         return (w.get("tile", "").endswith("x" + path.split("_n")[1]) and w.get("swap") == "0"
@@ -307,6 +308,11 @@ def kernel_matches(path, kernel):
         return w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == "1"
     if path == "splitk":
         return w.get("splits", "0").isdigit() and int(w["splits"]) >= 2 and w.get("cluster") == "1"
+    if path == "padded":  # a tile kernel, on copies of exactly the operands whose rows need them
+        m, n, k = shape
+        direct = n % 4 != 0 and w.get("swap") == "0" and w.get("splits") == "1"
+        return ("tile" in w and w.get("pad", "") == "A" * (k % 8 != 0) + "B" * (n % 8 != 0)
+                and ("store" in w) == direct)
     return w.get("kernel") == path
 
 
@@ -330,7 +336,8 @@ def path_tests(step, exe):
                          "--path", path] + scal)
                 rows = list(csv.DictReader(io.StringIO(p.stdout)))
                 wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['path']} ({r['kernel']})" for r in rows
-                         if r["path"] != path or not kernel_matches(path, r["kernel"])]
+                         if r["path"] != path
+                         or not kernel_matches(path, r["kernel"], (int(r["m"]), int(r["n"]), int(r["k"])))]
                 record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
                        f"{step}: {dtype}: --path {path}: the {len(shapes)} shapes of the list it takes verify "
                        f"and launch its kernel, {label}",
