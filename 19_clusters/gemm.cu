@@ -451,13 +451,14 @@ template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
 template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p) {
     const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sm_count());
     describe_gemv_m(p->kernel, R, g.planes);
-    float *partial = workspace((size_t)g.planes * p->m * p->n);
-    if (!partial) return cudaErrorMemoryAllocation;
+    float *partial = g.planes > 1 ? workspace((size_t)g.planes * p->m * p->n) : NULL;
+    if (g.planes > 1 && !partial) return cudaErrorMemoryAllocation;
     dim3 grid(g.col_blocks * g.row_blocks, g.planes);
     gemv_m_kernel<T, R><<<grid, GEMV_THREADS, R * g.k_chunk * sizeof(float)>>>(
-        p->m, p->n, p->k, (const T *)p->a, (const T *)p->b, g.k_chunk, partial);
+        p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c, g.k_chunk,
+        partial);
     cudaError_t err = cudaGetLastError();
-    return err != cudaSuccess ? err : reduce_planes(p, partial, g.planes);
+    return err != cudaSuccess || g.planes == 1 ? err : reduce_planes(p, partial, g.planes);
 }
 template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
     const int rows = gemv_m_shape(p->m, p->n, p->k, sm_count()).rows;
@@ -471,10 +472,8 @@ template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
 template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p) {
     describe_gemv_n(p->kernel, CN);
     dim3 grid(ceil_div(p->m, GEMV_THREADS / 32) * ceil_div(p->n, CN));
-    const bool staged = CN == 1 && p->k % 8 == 0 && p->k * 2 <= 48 * 1024 && (size_t)p->b % 16 == 0;
-    /* (48 KB: the dynamic shared memory a kernel gets without opting in) */
-    gemv_n_kernel<T, CN><<<grid, GEMV_THREADS, staged ? p->k * 2 : 0>>>(
-        p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c, staged);
+    gemv_n_kernel<T, CN><<<grid, GEMV_THREADS>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
+                                                 (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();
 }
 template <typename T> static cudaError_t launch_gemv_n(gemm_args *p) {

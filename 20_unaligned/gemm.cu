@@ -405,12 +405,13 @@ struct pad_job {
     uint16_t *dst;
     int rows, cols, ld;
 };
-__global__ void __launch_bounds__(256) pad_rows(pad_job a, pad_job b, size_t a_units) {
+__global__ void __launch_bounds__(256) pad_rows(pad_job a, pad_job b, size_t a_units,
+                                                size_t units) {
     size_t unit = blockIdx.x * (size_t)256 + threadIdx.x;
+    if (unit >= units) return;
     const pad_job &job = unit < a_units ? a : b;
     if (unit >= a_units) unit -= a_units;
     const size_t row = unit / (job.ld / 8), col = unit % (job.ld / 8) * 8;
-    if (row >= (size_t)job.rows) return;
     union {
         uint4 raw;
         uint16_t h[8];
@@ -435,7 +436,8 @@ static cudaError_t padded_operands(const gemm_args *p, int pad, const void **a, 
     if (!ws) return cudaErrorMemoryAllocation;
     const pad_job ja = {(const uint16_t *)p->a, (uint16_t *)ws, p->m, p->k, *lda};
     const pad_job jb = {(const uint16_t *)p->b, (uint16_t *)(ws + a_bytes), p->k, p->n, *ldb};
-    pad_rows<<<(unsigned)ceil_div(a_units + b_units, (size_t)256), 256>>>(ja, jb, a_units);
+    pad_rows<<<(unsigned)ceil_div(a_units + b_units, (size_t)256), 256>>>(ja, jb, a_units,
+                                                                          a_units + b_units);
     if (pad & PAD_A) *a = ws;
     if (pad & PAD_B) *b = ws + a_bytes;
     return cudaGetLastError();
@@ -514,13 +516,14 @@ template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
 template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p) {
     const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sm_count());
     describe_gemv_m(p->kernel, R, g.planes);
-    float *partial = workspace((size_t)g.planes * p->m * p->n);
-    if (!partial) return cudaErrorMemoryAllocation;
+    float *partial = g.planes > 1 ? workspace((size_t)g.planes * p->m * p->n) : NULL;
+    if (g.planes > 1 && !partial) return cudaErrorMemoryAllocation;
     dim3 grid(g.col_blocks * g.row_blocks, g.planes);
     gemv_m_kernel<T, R><<<grid, GEMV_THREADS, R * g.k_chunk * sizeof(float)>>>(
-        p->m, p->n, p->k, (const T *)p->a, (const T *)p->b, g.k_chunk, partial);
+        p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c, g.k_chunk,
+        partial);
     cudaError_t err = cudaGetLastError();
-    return err != cudaSuccess ? err : reduce_planes(p, partial, g.planes);
+    return err != cudaSuccess || g.planes == 1 ? err : reduce_planes(p, partial, g.planes);
 }
 template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
     const int rows = gemv_m_shape(p->m, p->n, p->k, sm_count()).rows;
@@ -534,10 +537,8 @@ template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
 template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p) {
     describe_gemv_n(p->kernel, CN);
     dim3 grid(ceil_div(p->m, GEMV_THREADS / 32) * ceil_div(p->n, CN));
-    const bool staged = CN == 1 && p->k % 8 == 0 && p->k * 2 <= 48 * 1024 && (size_t)p->b % 16 == 0;
-    /* (48 KB: the dynamic shared memory a kernel gets without opting in) */
-    gemv_n_kernel<T, CN><<<grid, GEMV_THREADS, staged ? p->k * 2 : 0>>>(
-        p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c, staged);
+    gemv_n_kernel<T, CN><<<grid, GEMV_THREADS>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
+                                                 (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();
 }
 template <typename T> static cudaError_t launch_gemv_n(gemm_args *p) {

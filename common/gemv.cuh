@@ -28,21 +28,10 @@ template <typename T> static __device__ __forceinline__ void unpack8(uint4 u, fl
     for (int e = 0; e < 8; e++) x[e] = static_cast<float>(h[e]);
 }
 
-/* x[i .. i + 7] of a row of `len` elements as floats, zeros past the end; one 16-byte load where
- * the row allows it (vec: the row starts on 16 bytes and i is a multiple of 8). */
-template <typename T>
-static __device__ __forceinline__ void load8(const T *row, int i, int len, bool vec, float x[8]) {
-    if (vec && i + 8 <= len) {
-        unpack8<T>(__ldg(reinterpret_cast<const uint4 *>(row + i)), x);
-        return;
-    }
-#pragma unroll
-    for (int e = 0; e < 8; e++) x[e] = i + e < len ? static_cast<float>(row[i + e]) : 0.0f;
-}
-
-/* The same eight elements as they are stored, for unpack8 later: so that a thread can have many
- * in flight before it waits for the first, whether a row allows one streaming 16-byte load (read
- * once: evict first) or needs eight 2-byte loads. */
+/* x[i .. i + 7] of a row of `len` elements as they are stored, zeros past the end, for unpack8
+ * later, so that a thread can have many in flight before it waits for the first: one streaming
+ * 16-byte load (read once: evict first) where the row allows it (vec: the row starts on 16 bytes
+ * and i is a multiple of 8), else eight 2-byte loads. */
 template <typename T>
 static __device__ __forceinline__ uint4 load8_raw(const T *row, int i, int len, bool vec) {
     if (vec && i + 8 <= len) return __ldcs(reinterpret_cast<const uint4 *>(row + i));
@@ -80,11 +69,12 @@ static __device__ __forceinline__ void gemv_m_rows(float (&acc)[R][8], const T *
 /* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.x /
  * col_blocks), and walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each: a
  * warp reads 512 contiguous bytes per row, GEMV_UNROLL rows before it multiplies. The rows of A it
- * needs are staged in shared memory as floats. It writes its raw sums to plane blockIdx.y of
- * partial, which splitk_reduce adds up. */
+ * needs are staged in shared memory as floats. With one K range it writes C; with more, its raw
+ * sums to plane blockIdx.y of partial, which splitk_reduce adds up. */
 template <typename T, int R>
 __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
-    gemv_m_kernel(int M, int N, int K, const T *A, const T *B, int k_chunk, float *partial) {
+    gemv_m_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
+                  int k_chunk, float *partial) {
     extern __shared__ float a_rows[]; /* [R][k_chunk] */
     /* blockIdx.x numbers (column block, row block) pairs: gridDim.y and z stop at 65535 */
     const int col_blocks = ceil_div(ceil_div(N, 8), GEMV_THREADS);
@@ -108,86 +98,75 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
         for (; k + GEMV_SCALAR_UNROLL <= k1; k += GEMV_SCALAR_UNROLL)
             gemv_m_rows<T, R, GEMV_SCALAR_UNROLL>(acc, B + (size_t)k * N + col, N, N - col,
                                                   a_rows + k - k0, k_chunk, false);
-        for (; k < k1; k++) { /* the rest of the range */
-            float b[8];
-            load8(B + (size_t)k * N, col, N, vec, b);
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                const float a = a_rows[r * k_chunk + k - k0];
-#pragma unroll
-                for (int e = 0; e < 8; e++) acc[r][e] += a * b[e];
-            }
-        }
+        for (; k < k1; k++) /* the rest of the range */
+            gemv_m_rows<T, R, 1>(acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0,
+                                 k_chunk, false);
     }
-    float *const plane = partial + (size_t)blockIdx.y * M * N;
+    float *const plane = partial + (size_t)blockIdx.y * M * N; /* (unused with one K range) */
 #pragma unroll
     for (int r = 0; r < R; r++)
 #pragma unroll
-        for (int e = 0; e < 8; e++)
-            if (r < rows && col + e < N) plane[(size_t)(m0 + r) * N + col + e] = acc[r][e];
+        for (int e = 0; e < 8; e++) {
+            const size_t at = (size_t)(m0 + r) * N + col + e;
+            if (r >= rows || col + e >= N) continue;
+            if (gridDim.y > 1)
+                plane[at] = acc[r][e];
+            else
+                C[at] = beta == 0.0f ? alpha * acc[r][e] : alpha * acc[r][e] + beta * C[at];
+        }
 }
 
-/* N small: A streamed. A warp owns one row of C and CN of its columns (blockIdx.y); its lanes
- * read 16 bytes of the row of A each, 512 contiguous bytes per step, GEMV_N_UNROLL steps before
- * they multiply, with the matching rows of B (N * 2 bytes each). Every warp reads all of B: for
- * N = 1 it is staged in shared memory once per block, where it does not compete with the stream
- * of A for L1. A warp reduction adds the lanes' sums. CN = 1, 4 or 8 columns: the sums are CN
- * registers, and fewer registers leave room for more warps, whose loads in flight are what keeps
- * DRAM busy. */
+/* N small: A streamed. A warp owns one row of C and CN of its columns; its lanes read 16 bytes of
+ * the row of A each (eight 2-byte loads where the rows are not 16-byte units), 512 contiguous
+ * bytes per step, GEMV_N_UNROLL steps in flight before they multiply. Meanwhile the block stages
+ * the matching GEMV_N_CHUNK rows of B in shared memory, column by column, so that a lane finds
+ * its 8 values of a column in one 16-byte load instead of waiting on global memory for each. A
+ * warp reduction adds the lanes' sums. CN = 1, 4 or 8 columns: the sums are CN registers, and
+ * fewer registers leave room for more warps, whose loads in flight keep DRAM busy. */
+#define GEMV_N_CHUNK (256 * GEMV_N_UNROLL) /* rows of B per stage: a warp's loads in flight */
 template <typename T, int CN>
 __global__ void __launch_bounds__(GEMV_THREADS)
-    gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
-                  bool b_staged) {
+    gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C) {
+    __shared__ uint4 b_cols[CN][GEMV_N_CHUNK / 8]; /* [column][row / 8], 8 elements per unit */
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     /* blockIdx.x numbers (row block, column group) pairs: gridDim.y stops at 65535 */
     const int row_blocks = ceil_div(M, GEMV_THREADS / 32);
     const int row = blockIdx.x % row_blocks * (GEMV_THREADS / 32) + warp;
-    const int n0 = blockIdx.x / row_blocks * CN;
-    extern __shared__ uint4 b_stage[]; /* b_staged: B (N = 1, K <= 24576) read once per block */
-    if (CN == 1 && b_staged) {
-        for (int i = threadIdx.x; i < K / 8; i += GEMV_THREADS)
-            b_stage[i] = __ldg(reinterpret_cast<const uint4 *>(B) + i);
-        __syncthreads();
-    }
-    if (row >= M) return;
-    const int cols = min(CN, N - n0);
-    const T *a_row = A + (size_t)row * K;
-    const bool vec = K % 8 == 0 && (size_t)A % 16 == 0, b_vec = N == 1 && (size_t)B % 16 == 0;
+    const int n0 = blockIdx.x / row_blocks * CN, cols = min(CN, N - n0);
+    /* a warp past the last row reads that row and stores nothing: all meet the block's barriers */
+    const T *a_row = A + (size_t)min(row, M - 1) * K;
+    const bool vec = K % 8 == 0 && (size_t)A % 16 == 0;
     float acc[CN] = {};
-    for (int k = lane * 8; k < K; k += 32 * 8 * GEMV_N_UNROLL) {
-        /* A is read once: streaming loads (evict first) */
+    for (int k0 = 0; k0 < K; k0 += GEMV_N_CHUNK) {
+        const int k1 = min(K, k0 + GEMV_N_CHUNK);
+        /* A is read once: streaming loads, issued before the block waits to stage B */
         uint4 raw[GEMV_N_UNROLL];
 #pragma unroll
-        for (int u = 0; u < GEMV_N_UNROLL; u++) raw[u] = load8_raw(a_row, k + 256 * u, K, vec);
+        for (int u = 0; u < GEMV_N_UNROLL; u++)
+            raw[u] = load8_raw(a_row, k0 + 8 * lane + 256 * u, k1, vec);
+        __syncthreads(); /* every warp is done with the previous rows of B */
+        T *const staged = reinterpret_cast<T *>(b_cols);
+        for (int i = threadIdx.x; i < CN * GEMV_N_CHUNK; i += GEMV_THREADS) {
+            const int c = i / GEMV_N_CHUNK, k = k0 + i % GEMV_N_CHUNK;
+            staged[i] = c < cols && k < k1 ? B[(size_t)k * N + n0 + c] : static_cast<T>(0.0f);
+        }
+        __syncthreads();
 #pragma unroll
         for (int u = 0; u < GEMV_N_UNROLL; u++) {
-            const int ku = k + 256 * u;
-            if (ku >= K) break;
-            float a[8];
+            float a[8], b[8];
             unpack8<T>(raw[u], a);
-            if (CN == 1 && b_vec) { /* N = 1: B is one contiguous column */
-                float b[8];
-                if (b_staged && ku + 8 <= K)
-                    unpack8<T>(b_stage[ku / 8], b);
-                else
-                    load8(B, ku, K, true, b);
 #pragma unroll
-                for (int e = 0; e < 8; e++) acc[0] += a[e] * b[e];
-                continue;
+            for (int c = 0; c < CN; c++) {
+                unpack8<T>(b_cols[c][lane + 32 * u], b);
+#pragma unroll
+                for (int e = 0; e < 8; e++) acc[c] += a[e] * b[e];
             }
-#pragma unroll 2 /* (fully unrolled, CN = 8 hoists 256 loads of B into 228 registers) */
-            for (int e = 0; e < 8; e++)
-                if (ku + e < K)
-#pragma unroll
-                    for (int c = 0; c < CN; c++)
-                        if (c < cols)
-                            acc[c] += a[e] * static_cast<float>(B[(size_t)(ku + e) * N + n0 + c]);
         }
     }
 #pragma unroll
     for (int c = 0; c < CN; c++)
         for (int o = 16; o > 0; o /= 2) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], o);
-    if (lane < cols) {
+    if (row < M && lane < cols) {
         float v = acc[0];
 #pragma unroll
         for (int c = 1; c < CN; c++)

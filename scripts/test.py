@@ -263,8 +263,10 @@ SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x12
 # 136x264x72 and 8x8x8: multiples of 8 (the 16-byte and TMA paths) with partial tiles in M, N and K.
 # 2056x2056x136 and 17000x8x8: more output tiles than an H200 has SMs (153 and 133 tiles of 128 x 256),
 # so that each block of step 12's persistent grid takes several, and strips of tile rows end early.
-SANITIZER_SHAPES = "1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8,17000x8x8,72x136x576"
-# 72x136x576: K of 9 slices of 64, the smallest kind of shape split-K takes.
+SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8,17000x8x8,72x136x576,"
+                    "130x64x17,1x1000x129")
+# 72x136x576: K of 9 slices of 64, the smallest kind of shape split-K takes. 130x64x17 and 1x1000x129:
+# K alone not a multiple of 8 (step 20 copies A, not B).
 
 
 def gpu_present():
