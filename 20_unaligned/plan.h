@@ -127,12 +127,13 @@ static int padding_for(const gemm_args *p) {
  * DRAM latency and two barriers (FALLBACK_SLICE_US), at most FALLBACK_FLOPS (README.md). */
 #define FALLBACK_SLICE_US 1.5
 #define FALLBACK_FLOPS 8.5e12
+#define COPY_LAUNCH_US 4.0 /* what the copy's launch adds to a small problem on the H200 */
 static gemm_plan padded_plan(const gemm_args *p, int sms, int pad) {
     gemm_plan plan = tensor_plan(p->m, p->n, p->k, sms, 0, false);
     plan.path = "padded";
     const double copied = (pad & PAD_A ? (double)p->m * p->k : 0.0) +
                           (pad & PAD_B ? (double)p->k * p->n : 0.0); /* elements, 2 bytes each */
-    if (copied > 0.0) plan.us += 2.0 * 2.0 * copied / DRAM_BYTES_PER_S * 1e6 + SPLIT_LAUNCH_US;
+    if (copied > 0.0) plan.us += 2.0 * 2.0 * copied / DRAM_BYTES_PER_S * 1e6 + COPY_LAUNCH_US;
     plan.us += 4.0 * p->m * p->n / DRAM_BYTES_PER_S * 1e6; /* C, which a small K leaves */
     const double waves = std::ceil((double)ceil_div(p->m, 32) * ceil_div(p->n, 32) / (2.0 * sms));
     const double fallback_us = std::max(waves * ceil_div(p->k, 32) * FALLBACK_SLICE_US,
@@ -150,8 +151,12 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * most 16 FLOPs. The GEMV kernels stream it where a padded copy would read and write it
          * once more (its rows not 16-byte units), and at M = 1 or N = 1; elsewhere the tile
          * kernels measured faster (README.md). */
-        const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1);
         const bool gemv_m = p->m <= GEMV_ROWS && (pad & PAD_B || p->m == 1);
+        /* gemv_n gives each row of C a warp and does not cut K: where both fit, a long K goes
+         * to gemv_m, which cuts it across the SMs. Up to 3 groups of 8 columns, each reading A
+         * again, still move fewer bytes than a padded copy of A (read, written, read) */
+        const bool gemv_n = (p->n <= GEMV_ROWS || (p->n <= 3 * GEMV_ROWS && p->k >= 256)) &&
+                            (pad & PAD_A || p->n == 1) && !(gemv_m && p->k > 1024);
         *plan = gemv_n   ? named("gemv_n")
                 : gemv_m ? named("gemv_m")
                 : pad    ? padded_plan(p, sms, pad)

@@ -16,7 +16,7 @@
 #define GEMV_ROWS 8 /* rows of C per gemv_m block (columns per gemv_n block) */
 #define GEMV_THREADS 256
 #define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
-#define GEMV_SCALAR_UNROLL 4 /* ... rows of 2-byte loads, where B's rows are not 16-byte units */
+#define GEMV_SCALAR_UNROLL 4 /* ... rows, where B's rows are not 16-byte units (8 loads each) */
 #ifndef GEMV_N_UNROLL
 #define GEMV_N_UNROLL 4 /* ... and a gemv_n lane */
 #endif
@@ -90,17 +90,17 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
     if (col < N) {
         const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
         int k = k0;
-        /* the loads first, then the FMAs: GEMV_UNROLL 16-byte loads, or where B's rows are not
-         * 16-byte units, GEMV_SCALAR_UNROLL rows of eight 2-byte loads */
+        /* the loads first, then the FMAs: GEMV_UNROLL 16-byte loads, then (and where B's rows
+         * are not 16-byte units, only) GEMV_SCALAR_UNROLL rows at a time */
         if (vec)
             for (; k + GEMV_UNROLL <= k1; k += GEMV_UNROLL) gemv_m_rows<T, R, GEMV_UNROLL>(
                 acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0, k_chunk, true);
         for (; k + GEMV_SCALAR_UNROLL <= k1; k += GEMV_SCALAR_UNROLL)
             gemv_m_rows<T, R, GEMV_SCALAR_UNROLL>(acc, B + (size_t)k * N + col, N, N - col,
-                                                  a_rows + k - k0, k_chunk, false);
+                                                  a_rows + k - k0, k_chunk, vec);
         for (; k < k1; k++) /* the rest of the range */
             gemv_m_rows<T, R, 1>(acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0,
-                                 k_chunk, false);
+                                 k_chunk, vec);
     }
     float *const plane = partial + (size_t)blockIdx.y * M * N; /* (unused with one K range) */
 #pragma unroll
@@ -145,14 +145,18 @@ __global__ void __launch_bounds__(GEMV_THREADS)
         for (int u = 0; u < GEMV_N_UNROLL; u++)
             raw[u] = load8_raw(a_row, k0 + 8 * lane + 256 * u, k1, vec);
         __syncthreads(); /* every warp is done with the previous rows of B */
+        /* the rows the warps' steps below reach: whole steps of 256 (zeros past k1) */
+        const int rows = min(GEMV_N_CHUNK, ceil_div(k1 - k0, 256) * 256);
         T *const staged = reinterpret_cast<T *>(b_cols);
-        for (int i = threadIdx.x; i < CN * GEMV_N_CHUNK; i += GEMV_THREADS) {
-            const int c = i / GEMV_N_CHUNK, k = k0 + i % GEMV_N_CHUNK;
-            staged[i] = c < cols && k < k1 ? B[(size_t)k * N + n0 + c] : static_cast<T>(0.0f);
+        for (int i = threadIdx.x; i < CN * rows; i += GEMV_THREADS) {
+            const int c = i / rows, k = k0 + i % rows;
+            staged[c * GEMV_N_CHUNK + k - k0] =
+                c < cols && k < k1 ? B[(size_t)k * N + n0 + c] : static_cast<T>(0.0f);
         }
         __syncthreads();
 #pragma unroll
         for (int u = 0; u < GEMV_N_UNROLL; u++) {
+            if (256 * u >= rows) break;
             float a[8], b[8];
             unpack8<T>(raw[u], a);
 #pragma unroll

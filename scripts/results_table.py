@@ -140,15 +140,29 @@ def dispatch_table(rows, step):
     the path it took and its % of cuBLAS beside the step before it, per dtype, from one run."""
     rows = [r for r in rows if r["run"] in ("shapes", "sweep")]
     prev = f"{int(step[:2]) - 1:02d}_"
-    mine = {(r["dtype"], r["m"], r["n"], r["k"]): r for r in rows if r["step"] == step}
-    before = {(r["dtype"], r["m"], r["n"], r["k"]): r for r in rows if r["step"].startswith(prev)}
+    key = lambda r: (r["dtype"], r["m"], r["n"], r["k"])
+    same = lambda a, b: a["commit"][:7] == b["commit"][:7]  # (a commit as 7 or 12 hex digits)
+    # per shape the step's row and the step before's from one run (commit) where there is one
+    pairs = {key(r): (r, b) for b in rows if b["step"].startswith(prev)
+             for r in rows if r["step"] == step and key(r) == key(b) and same(r, b)}
+    mine = {key(r): r for r in rows if r["step"] == step}
+    mine.update({k: r for k, (r, b) in pairs.items()})
+    before = {k: b for k, (r, b) in pairs.items()}
     if not mine:
         return "No recorded results yet: run `make shapes` and `make sweep` on a GPU.\n"
     def order(shape):  # the squares by size, then small M (M growing), then small N
         m, n, k = map(int, shape)
         return (0, m, 0) if m == n == k else (1, n < m, m + n)
 
-    shapes = sorted({key[1:] for key in mine}, key=order)
+    # make shapes' broad set (hundreds of rows at one commit) runs on the library step alone and
+    # results/README.md summarizes it: its rows appear here only beside the step before's.
+    import shape_set
+    broad = {tuple(map(str, s)) for s in shape_set.generated() + shape_set.model()}
+    per_commit = {}
+    for r in mine.values():
+        per_commit[r["commit"]] = per_commit.get(r["commit"], 0) + 1
+    listed = lambda key: key in before or key[1:] not in broad or per_commit[mine[key]["commit"]] < 100
+    shapes = sorted({key[1:] for key in mine if listed(key)}, key=order)
     pct = lambda d, key: f"{100 * float(d[key]['ratio']):.1f}%" if key in d else ""
     out = ["| M x N x K | path | fp16: step " + prev[:2] + " | fp16 | bf16: step " + prev[:2] + " | bf16 |",
            "|---|---|---:|---:|---:|---:|"]
@@ -162,9 +176,10 @@ def dispatch_table(rows, step):
         key = ("bf16", m, n, k)
         if key not in mine or min(int(m), int(n)) > 64:
             continue
-        r, flops = mine[key], 2.0 * int(m) * int(n) * int(k)
+        r = mine[key]
         moved = 2.0 * (int(m) * int(k) + int(k) * int(n)) + 4.0 * int(m) * int(n)  # A, B read; C written
-        us, cublas_us = float(r["ms"]) * 1e3, flops / float(r["cublas_gflops"]) / 1e3
+        us = float(r["ms"]) * 1e3
+        cublas_us = us * float(r["ratio"])  # (ratio = cuBLAS's time / this step's)
         streaming.append(f"| {m}x{n}x{k} | {moved / 1e6:.0f} MB | {us:.1f} us | {moved / us / 1e6:.2f} | "
                          f"{cublas_us:.1f} us | {moved / cublas_us / 1e6:.2f} |")
     if streaming:
@@ -213,6 +228,27 @@ def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, max(0, math.ceil(q * len(sorted_values)) - 1))]
 
 
+def steps_on_shapeset(rows):
+    """Each step that ran the whole broad set, per dtype, in one line: how the library step got
+    where it is (a step's rows are its latest)."""
+    import shape_set
+    gen = {tuple(map(str, s)) for s in shape_set.generated()}
+    mod = {tuple(map(str, s)) for s in shape_set.model()}
+    out = ["| step | dtype | generated: minimum | 10th percentile | median | K or N not a multiple of 8: "
+           "median | model: minimum | median |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for step in sorted({r["step"] for r in rows if r["run"] == "shapes"}):
+        for dtype in ("fp16", "bf16"):
+            mine = {(r["m"], r["n"], r["k"]): 100 * float(r["ratio"]) for r in rows
+                    if r["run"] == "shapes" and r["step"] == step and r["dtype"] == dtype}
+            g = sorted(v for s, v in mine.items() if s in gen)
+            u = sorted(v for s, v in mine.items() if s in gen and (int(s[1]) % 8 or int(s[2]) % 8))
+            m = sorted(v for s, v in mine.items() if s in mod)
+            if len(g) == len(gen) and len(m) == len(mod):
+                out.append(f"| {step} | {dtype} | {g[0]:.1f}% | {percentile(g, 0.1):.1f}% | {percentile(g, 0.5):.1f}% "
+                           f"| {percentile(u, 0.5):.1f}% | {m[0]:.1f}% | {percentile(m, 0.5):.1f}% |")
+    return out
+
+
 def shapeset_table(rows):
     """The library step on the shape set, per dtype: the minimum, 10th percentile and median of
     its % of cuBLAS over the generated shapes, those of at least 1 GFLOP, and the model shapes;
@@ -220,7 +256,7 @@ def shapeset_table(rows):
     sets, last = shape_set_rows(rows)
     if not sets or not (sets["generated"] or sets["model"]):
         return "No recorded results yet: run `make shapes` on a GPU.\n"
-    out = [f"{last}, % of cuBLAS in the same process:", "",
+    out = steps_on_shapeset(rows) + ["", f"{last}, % of cuBLAS in the same process:", "",
            "| dtype | shapes | count | minimum | 10th percentile | median | at least 95% |",
            "|---|---|---:|---:|---:|---:|---:|"]
     big = lambda r: 2.0 * int(r["m"]) * int(r["n"]) * int(r["k"]) >= 1e9
