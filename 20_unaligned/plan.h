@@ -153,10 +153,9 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * kernels measured faster (README.md). */
         const bool gemv_m = p->m <= GEMV_ROWS && (pad & PAD_B || p->m == 1);
         /* gemv_n gives each row of C a warp and does not cut K: where both fit, a long K goes
-         * to gemv_m, which cuts it across the SMs. Up to 3 groups of 8 columns, each reading A
-         * again, still move fewer bytes than a padded copy of A (read, written, read) */
-        const bool gemv_n = (p->n <= GEMV_ROWS || (p->n <= 3 * GEMV_ROWS && p->k >= 256)) &&
-                            (pad & PAD_A || p->n == 1) && !(gemv_m && p->k > 1024);
+         * to gemv_m, which cuts it across the SMs */
+        const bool gemv_n =
+            p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1) && !(gemv_m && p->k > 1024);
         *plan = gemv_n   ? named("gemv_n")
                 : gemv_m ? named("gemv_m")
                 : pad    ? padded_plan(p, sms, pad)

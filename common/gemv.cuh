@@ -16,7 +16,7 @@
 #define GEMV_ROWS 8 /* rows of C per gemv_m block (columns per gemv_n block) */
 #define GEMV_THREADS 256
 #define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
-#define GEMV_SCALAR_UNROLL 4 /* ... rows, where B's rows are not 16-byte units (8 loads each) */
+#define GEMV_SCALAR_UNROLL 4 /* ... rows of 2-byte loads, where B's rows are not 16-byte units */
 #ifndef GEMV_N_UNROLL
 #define GEMV_N_UNROLL 4 /* ... and a gemv_n lane */
 #endif
@@ -90,17 +90,17 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
     if (col < N) {
         const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
         int k = k0;
-        /* the loads first, then the FMAs: GEMV_UNROLL 16-byte loads, then (and where B's rows
-         * are not 16-byte units, only) GEMV_SCALAR_UNROLL rows at a time */
+        /* the loads first, then the FMAs: GEMV_UNROLL 16-byte loads, or where B's rows are not
+         * 16-byte units (and for the rest of the range), GEMV_SCALAR_UNROLL rows of 2-byte loads */
         if (vec)
             for (; k + GEMV_UNROLL <= k1; k += GEMV_UNROLL) gemv_m_rows<T, R, GEMV_UNROLL>(
                 acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0, k_chunk, true);
         for (; k + GEMV_SCALAR_UNROLL <= k1; k += GEMV_SCALAR_UNROLL)
             gemv_m_rows<T, R, GEMV_SCALAR_UNROLL>(acc, B + (size_t)k * N + col, N, N - col,
-                                                  a_rows + k - k0, k_chunk, vec);
+                                                  a_rows + k - k0, k_chunk, false);
         for (; k < k1; k++) /* the rest of the range */
             gemv_m_rows<T, R, 1>(acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0,
-                                 k_chunk, vec);
+                                 k_chunk, false);
     }
     float *const plane = partial + (size_t)blockIdx.y * M * N; /* (unused with one K range) */
 #pragma unroll
