@@ -407,18 +407,18 @@ struct pad_job {
 };
 __global__ void __launch_bounds__(256) pad_rows(pad_job a, pad_job b, size_t a_units,
                                                 size_t units) {
-    size_t unit = blockIdx.x * (size_t)256 + threadIdx.x;
+    const size_t unit = blockIdx.x * (size_t)256 + threadIdx.x;
     if (unit >= units) return;
-    const pad_job &job = unit < a_units ? a : b;
-    if (unit >= a_units) unit -= a_units;
-    const size_t row = unit / (job.ld / 8), col = unit % (job.ld / 8) * 8;
-    union {
-        uint4 raw;
-        uint16_t h[8];
-    } v;
+    const bool in_a = unit < a_units; /* field by field: a reference puts a and b on the stack */
+    const uint16_t *const src = in_a ? a.src : b.src;
+    uint16_t *const dst = in_a ? a.dst : b.dst;
+    const int cols = in_a ? a.cols : b.cols, ld = in_a ? a.ld : b.ld;
+    const size_t u = in_a ? unit : unit - a_units, row = u / (ld / 8), col = u % (ld / 8) * 8;
+    uint32_t w[4] = {}; /* element pairs, packed so that the store is one st.global.v4 */
 #pragma unroll
-    for (int e = 0; e < 8; e++) v.h[e] = col + e < job.cols ? job.src[row * job.cols + col + e] : 0;
-    *reinterpret_cast<uint4 *>(job.dst + row * job.ld + col) = v.raw;
+    for (int e = 0; e < 8; e++)
+        if (col + e < cols) w[e / 2] |= (uint32_t)src[row * cols + col + e] << 16 * (e % 2);
+    reinterpret_cast<uint4 *>(dst)[(row * ld + col) / 8] = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 /* A and B as the tensor maps read them: the operands themselves, or (pad) their copies in rows

@@ -117,7 +117,8 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
  * multiple of 4). */
 enum { PAD_A = 1, PAD_B = 2, C_DIRECT = 4 };
 static int padding_for(const gemm_args *p) {
-    return (p->k % 8 || (size_t)p->a % 16 ? PAD_A : 0) | (p->n % 8 || (size_t)p->b % 16 ? PAD_B : 0) |
+    return (p->k % 8 || (size_t)p->a % 16 ? PAD_A : 0) |
+           (p->n % 8 || (size_t)p->b % 16 ? PAD_B : 0) |
            (p->n % 4 || (size_t)p->c % 16 ? C_DIRECT : 0);
 }
 

@@ -154,14 +154,15 @@ def dispatch_table(rows, step):
         m, n, k = map(int, shape)
         return (0, m, 0) if m == n == k else (1, n < m, m + n)
 
-    # make shapes' broad set (hundreds of rows at one commit) runs on the library step alone and
-    # results/README.md summarizes it: its rows appear here only beside the step before's.
+    # make shapes' broad set runs on the library step alone and results/README.md summarizes it:
+    # the rows of such a run (a commit with 40 or more of the set's shapes) appear here only beside
+    # the step before's, from one run
     import shape_set
     broad = {tuple(map(str, s)) for s in shape_set.generated() + shape_set.model()}
     per_commit = {}
-    for r in mine.values():
-        per_commit[r["commit"]] = per_commit.get(r["commit"], 0) + 1
-    listed = lambda key: key in before or key[1:] not in broad or per_commit[mine[key]["commit"]] < 100
+    for key, r in mine.items():
+        per_commit[r["commit"][:7]] = per_commit.get(r["commit"][:7], 0) + (key[1:] in broad)
+    listed = lambda key: key in before or key[1:] not in broad or per_commit[mine[key]["commit"][:7]] < 40
     shapes = sorted({key[1:] for key in mine if listed(key)}, key=order)
     pct = lambda d, key: f"{100 * float(d[key]['ratio']):.1f}%" if key in d else ""
     out = ["| M x N x K | path | fp16: step " + prev[:2] + " | fp16 | bf16: step " + prev[:2] + " | bf16 |",
