@@ -62,7 +62,7 @@ help:
 	@echo "make readme          regenerate the READMEs' numbers tables from results/"
 	@echo "make figures         redraw each step's tiling.svg (03 on) from its configuration"
 	@echo "make autotune [N=7]  search step 7's tile sizes on this GPU (no N: 07-10 in turn); writes NN_name/tuned/<GPU>.flags"
-	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, GFLOPS against size"
+	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, against size, the shape set, the roofline"
 	@echo "make sweep           every step and cuBLAS over sizes $(firstword $(SWEEP_SIZES)) ... $(lastword $(SWEEP_SIZES)); recorded in results/"
 	@echo "make shapes          the article's shapes (N = K = 8192, M small; N small) for the fastest steps and the last, then the last on 340 generated and model shapes"
 	@echo "make profile N=6 [SHAPE=4096] [DTYPE=fp16] [GEMM_PATH=gemv_m]   Nsight Compute counters of one step"

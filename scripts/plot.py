@@ -8,13 +8,19 @@ For each results file (default: results/*.csv) writes, next to it or in DIR:
                    labelled with its % of cuBLAS, cuBLAS's level drawn per
                    data type;
   <gpu>_sizes.png  GFLOPS against matrix size per step and cuBLAS (make
-                   sweep's rows), when the file has any.
+                   sweep's rows), when the file has any;
+  <gpu>_shapes.png the library step's % of cuBLAS against FLOPs on make
+                   shapes' broad set, coloured by path;
+  <gpu>_roofline.png each step at 4096^3 (make bench's rows): its tiles'
+                   arithmetic intensity against its TFLOPS, under the
+                   datasheet's peak and DRAM bandwidth where they are known.
 Needs matplotlib; without it, says how to install it and exits 1.
 """
 import argparse
 import collections
 import glob
 import os
+import re
 import statistics
 import sys
 
@@ -132,6 +138,97 @@ def plot_shapes(plt, rows, gpu, out):
     return out
 
 
+# HBM bandwidth by the vendor's datasheet, TB/s (the peaks: results_table.PEAK_GFLOPS).
+DRAM_TBPS = {"NVIDIA H200": 4.8}
+
+
+def tile_intensity(r):
+    """FLOPs per byte that a block's tiles load from global memory at make bench's shape: a BM x BN
+    tile multiplies (BM + BN) BK loaded elements into 2 BM BN BK FLOPs. Steps 01 and 02 tile
+    nothing: an FMA loads one element of A and one of B. A step that picks its tile per shape
+    reports it (`tile=BMxBN` in its kernel column); the others are drawn from their configuration
+    as scripts/figures.py reads it."""
+    import figures
+    esize = 4 if r["dtype"] == "fp32" else 2
+    if int(r["step"][:2]) <= 2:
+        return 2.0 / (2 * esize)
+    m = re.search(r"tile=(\d+)x(\d+)", r.get("kernel") or "")
+    if m:
+        bm, bn = int(m.group(1)), int(m.group(2))
+    else:
+        lay = figures.layout(r["step"], figures.config(r["step"])[0])
+        bm, bn = lay["BM"], lay["BN"]
+    return 2.0 * bm * bn / ((bm + bn) * esize)
+
+
+def steps_label(steps):
+    """{11, 12, 13, 15} as "11-13, 15"."""
+    out, run = [], []
+    for n in sorted(steps):
+        if run and n != run[-1] + 1:
+            out.append(f"{run[0]:02d}" + (f"-{run[-1]:02d}" if len(run) > 1 else ""))
+            run = []
+        run.append(n)
+    out.append(f"{run[0]:02d}" + (f"-{run[-1]:02d}" if len(run) > 1 else ""))
+    return ", ".join(out)
+
+
+def plot_roofline(plt, rows, gpu, out):
+    """A roofline per dtype family: each step at 4096^3, x its tiles' intensity, y its TFLOPS; the
+    ceilings are the datasheet's dense peak and DRAM bandwidth times the intensity. A point above
+    the DRAM line gets more bytes from L2 than from DRAM: the tiles of neighbouring blocks share
+    panels of A and B there."""
+    import results_table
+    rows = [r for r in rows if r["run"] == "bench" and stepinfo.at_main_shape(r)]
+    if not rows:
+        return None
+    families = [(name, [r for r in rows if (r["dtype"] == "fp32") == (name == "FP32")])
+                for name in ("FP32", "FP16 / BF16")]
+    families = [(name, sel) for name, sel in families if sel]
+    fig, axes = plt.subplots(1, len(families), figsize=(6.5 * len(families), 5.2), squeeze=False)
+    colors = {"fp32": "#4C72B0", "fp16": "#DD8452", "bf16": "#55A868"}
+    for ax, (name, sel) in zip(axes[0], families):
+        xs = [tile_intensity(r) for r in sel]
+        ys = [float(r["gflops"]) / 1000 for r in sel]
+        for x, y, r in zip(xs, ys, sel):
+            ax.scatter([x], [y], s=22, color=colors.get(r["dtype"], "#8172B3"))
+        # one label per cluster of points (same intensity, within 12% in TFLOPS): its steps
+        groups = []
+        for x, y, r in sorted(zip(xs, ys, sel), key=lambda t: (t[0], -t[1])):
+            if groups and abs(groups[-1][0] - x) < 1e-9 and y > groups[-1][1] / 1.12:
+                groups[-1][2].add(int(r["step"][:2]))
+            else:
+                groups.append([x, y, {int(r["step"][:2])}])
+        for x, y, steps in groups:
+            ax.annotate(steps_label(steps), (x, y), fontsize=7, xytext=(4, 2), textcoords="offset points")
+        peak = max((results_table.PEAK_GFLOPS.get(gpu, {}).get(r["dtype"]) or 0) for r in sel) / 1000
+        dram = DRAM_TBPS.get(gpu)
+        lo, hi = 0.1, 2 * max(xs + [100.0] + ([peak / dram] if peak and dram else []))
+        if peak and dram:
+            ridge = peak / dram
+            ax.plot([lo, ridge, hi], [dram * lo, peak, peak], color="#333", lw=1.2)
+            ax.annotate(f"peak {peak:.0f} TFLOPS (datasheet, boost clock)", (hi, peak), ha="right", va="bottom",
+                        fontsize=7, xytext=(0, 2), textcoords="offset points")
+            ax.annotate(f"DRAM {dram} TB/s x intensity", (lo * 3, dram * lo * 3), fontsize=7, rotation=33,
+                        xytext=(0, 4), textcoords="offset points")
+        blas = statistics.median(float(r["cublas_gflops"]) for r in sel) / 1000
+        ax.axhline(blas, color="grey", ls="--", lw=0.8)
+        ax.annotate(f"cuBLAS {blas:.0f} TFLOPS", (lo, blas), fontsize=7, color="grey", va="bottom",
+                    xytext=(2, 2), textcoords="offset points")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, hi)
+        ax.set_xlabel("FLOPs per byte the block's tiles load (from BM x BN)")
+        ax.set_ylabel("TFLOPS")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.set_title(name)
+    fig.suptitle(f"{gpu}: each step at 4096^3 under the roofline")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description="plot results/<gpu>.csv")
     ap.add_argument("csv", nargs="*", help="results files (default: results/*.csv)")
@@ -159,11 +256,12 @@ def main():
         out = args.out or os.path.dirname(os.path.abspath(path))
         os.makedirs(out, exist_ok=True)
         gpu = rows[0]["gpu"]
-        for kind, fn in (("steps", plot_steps), ("sizes", plot_sizes), ("shapes", plot_shapes)):
+        for kind, fn in (("steps", plot_steps), ("sizes", plot_sizes), ("shapes", plot_shapes),
+                         ("roofline", plot_roofline)):
             written = fn(plt, rows, gpu, os.path.join(out, f"{base}_{kind}.png"))
             print(f"plot: wrote {os.path.relpath(written)}" if written
                   else f"plot: {os.path.basename(path)} has no "
-                  f"{ {'steps': 'make bench rows at 4096^3', 'sizes': 'make sweep rows', 'shapes': 'shape-set rows'}[kind]}; "
+                  f"{ {'steps': 'make bench rows at 4096^3', 'sizes': 'make sweep rows', 'shapes': 'shape-set rows', 'roofline': 'make bench rows at 4096^3'}[kind]}; "
                   f"no {base}_{kind}.png")
     return 0
 

@@ -616,7 +616,7 @@ def tool_tests():
         out = os.path.join("build", "test_plot")
         shutil.rmtree(out, ignore_errors=True)
         p = run([py, "scripts/plot.py", "tests/data/results_sample.csv", "--out", out])
-        for kind in ("steps", "sizes", "shapes"):
+        for kind in ("steps", "sizes", "shapes", "roofline"):
             png = os.path.join(out, f"results_sample_{kind}.png")
             ok = (p.returncode == 0 and os.path.isfile(png) and os.path.getsize(png) > 1000
                   and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n")
