@@ -1,6 +1,6 @@
 /*
  * Step 20: any alignment. A tensor map's rows are whole 16-byte units, so until now a shape with K
- * or N not a multiple of 8 fell back to a CUDA-core kernel at a tenth of cuBLAS's rate. Here the
+ * or N not a multiple of 8 fell back to a CUDA-core kernel, far below cuBLAS. Here the
  * operand whose rows are not 16-byte units is first copied into rows that are (pad_rows, in the
  * timed call: its bytes are counted), and the tile kernels run on the copy; a C whose rows are not
  * 16-byte units (N not a multiple of 4 floats) leaves shared memory through plain coalesced stores
@@ -368,9 +368,8 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 
 #include "gemv.cuh" /* the GEMV kernels of step 18 */
 
-/* Shapes whose rows are not whole 16-byte units (K or N not a multiple of 8) cannot be
- * described by a tensor map: they take a plain 32 x 32 shared-memory tiling (the idea of step 03),
- * correct and slow. */
+/* Tiny shapes without 16-byte rows, where a padded copy costs more than the product (plan.h):
+ * a plain 32 x 32 shared-memory tiling (the idea of step 03), correct and slow. */
 template <typename T>
 __global__ void __launch_bounds__(1024)
     fallback_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,

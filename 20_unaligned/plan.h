@@ -122,10 +122,11 @@ static int padding_for(const gemm_args *p) {
            (p->n % 4 || (size_t)p->c % 16 ? C_DIRECT : 0);
 }
 
-/* A shape without 16-byte rows: the tile kernels on padded copies (path "padded"), or, where the
- * copy's launch and bytes cost more than the whole product takes there, the CUDA-core kernel. The
+/* A shape without 16-byte rows: the tile kernels on padded copies (path "padded"), or the
+ * CUDA-core kernel where its estimate beats theirs with the copy's launch and bytes added (and C's
+ * bytes, on their side only: so fitted to the shapes where the two meet, README.md). The
  * fallback's model: 32 x 32 tiles, two blocks of 1024 threads per SM, each 32-deep slice of K a
- * DRAM latency and two barriers (FALLBACK_SLICE_US), at most FALLBACK_FLOPS (README.md). */
+ * DRAM latency and two barriers (FALLBACK_SLICE_US), at most FALLBACK_FLOPS. */
 #define FALLBACK_SLICE_US 1.5
 #define FALLBACK_FLOPS 8.5e12
 #define COPY_LAUNCH_US 4.0 /* what the copy's launch adds to a small problem on the H200 */
@@ -167,8 +168,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         *plan = tensor_plan(p->m, p->n, p->k, sms, 0, false);
         plan->path = f;
     } else if (pad) {
-        snprintf(why, len, "%s needs K and N multiples of 8 (a tensor map's rows are whole 16-byte "
-                 "units): --path padded copies them", f);
+        snprintf(why, len, "%s needs rows of whole 16-byte units from 16-byte aligned operands "
+                 "(K, N multiples of 8): --path padded copies them", f);
         return 1;
     } else if (!strcmp(f, "splitk")) {
         *plan = tensor_plan(p->m, p->n, p->k, sms, 0, true);
@@ -214,7 +215,8 @@ static void describe_fallback(char *out) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
 }
 static void describe_gemv_m(char *out, int rows, int splits) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows, splits);
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows,
+             splits);
 }
 static void describe_gemv_n(char *out, int cols) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_n cols=%d", cols);

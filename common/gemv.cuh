@@ -1,7 +1,7 @@
 /*
  * gemv.cuh: the GEMV kernels of step 18 (18_gemv/README.md), for M or N of at most GEMV_ROWS,
- * shared by the steps from 18 on. CUDA-core code: they stream the large matrix with 16-byte loads,
- * and need nothing of Hopper.
+ * shared by the steps from 18 on. CUDA-core code: they stream the large matrix with 16-byte loads
+ * (eight 2-byte loads where its rows are not 16-byte units), and need nothing of Hopper.
  */
 #ifndef GEMV_CUH
 #define GEMV_CUH
@@ -67,10 +67,10 @@ static __device__ __forceinline__ void gemv_m_rows(float (&acc)[R][8], const T *
 }
 
 /* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.x /
- * col_blocks), and walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each: a
- * warp reads 512 contiguous bytes per row, GEMV_UNROLL rows before it multiplies. The rows of A it
- * needs are staged in shared memory as floats. With one K range it writes C; with more, its raw
- * sums to plane blockIdx.y of partial, which splitk_reduce adds up. */
+ * col_blocks), and walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each
+ * (rows of 16-byte units: a warp reads 512 contiguous bytes per row, GEMV_UNROLL rows before it
+ * multiplies). The rows of A it needs are staged in shared memory as floats. With one K range it
+ * writes C; with more, its raw sums to plane blockIdx.y of partial, which splitk_reduce adds up. */
 template <typename T, int R>
 __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
     gemv_m_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,

@@ -9,13 +9,13 @@
 #include "gemm.h"
 
 /* C = alpha * (the sum of `planes` M x N planes of partial) + beta * C. A block takes 32
- * consecutive items (float4s where count allows: cudaMalloc'd planes and C start on 256 bytes),
+ * consecutive items (float4s where count and C allow: the cudaMalloc'd planes start on 256 bytes),
  * its 8 warps a share of the planes each, added up in shared memory. */
 __global__ void __launch_bounds__(256) splitk_reduce(const float *partial, int planes, size_t count,
                                                      float alpha, float beta, float *C) {
     __shared__ float4 sums[8][32];
     const int lane = threadIdx.x % 32, group = threadIdx.x / 32;
-    const bool wide = count % 4 == 0;
+    const bool wide = count % 4 == 0 && (size_t)C % 16 == 0;
     const size_t items = wide ? count / 4 : count, item = blockIdx.x * (size_t)32 + lane;
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (item < items)
@@ -64,7 +64,8 @@ static float *workspace(size_t floats) {
 }
 
 static cudaError_t reduce_planes(const gemm_args *p, const float *partial, int planes) {
-    const size_t count = (size_t)p->m * p->n, items = count % 4 == 0 ? count / 4 : count;
+    const size_t count = (size_t)p->m * p->n;
+    const size_t items = count % 4 == 0 && (size_t)p->c % 16 == 0 ? count / 4 : count;
     splitk_reduce<<<(unsigned)((items + 31) / 32), 256>>>(partial, planes, count, p->alpha, p->beta,
                                                           p->c);
     return cudaGetLastError();
