@@ -85,6 +85,9 @@ static int check_shape(const int s[3], char *err, size_t errlen) {
         return fail(err, errlen, "shape %lldx%lldx%lld: a matrix has 2^31 or more elements", m, n, k);
     if (k > GEMM_MAX_K)
         return fail(err, errlen, "K = %lld is larger than %d", k, GEMM_MAX_K);
+    if (m > GEMM_MAX_MN || n > GEMM_MAX_MN)
+        return fail(err, errlen, "%s = %lld is larger than %d (2^30: tile counts are ints)",
+                    m > GEMM_MAX_MN ? "M" : "N", m > GEMM_MAX_MN ? m : n, GEMM_MAX_MN);
     return 0;
 }
 

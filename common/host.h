@@ -16,8 +16,10 @@
 enum { GEMM_MAX_SHAPES = 64 };
 
 /* Each of M*K, K*N and M*N must stay below 2^31 so that the kernels may index
- * with int; K is capped so that the error bound g(K) stays meaningful. */
+ * with int; M and N at most 2^30 so that a tile count, ceil_div(M, BM) = (M + BM - 1) / BM
+ * in int, cannot overflow; K is capped so that the error bound g(K) stays meaningful. */
 #define GEMM_MAX_ELEMENTS 2147483647LL
+#define GEMM_MAX_MN (1 << 30)
 #define GEMM_MAX_K (1 << 20)
 
 typedef struct {

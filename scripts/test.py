@@ -89,7 +89,12 @@ def selftests():
 
 # ---- 1b. the command line of the real binaries (CPU) ------------------------
 BAD_USAGE = [["--bogus"], ["0", "5", "5"], ["-3"], ["12x"], ["1", "2", "3", "4"], ["--reps"],
-             ["99999999999"], ["--alpha", "inf"], ["--path", "bogus"], ["--sms", "0"], ["--sms", "64"]]
+             ["99999999999"], ["--alpha", "inf"], ["--path", "bogus"], ["--sms", "0"], ["--sms", "64"],
+             ["1", "2147483647", "1"], ["2147483647", "1", "1"], ["1", "1073741825", "1"],
+             ["1", "1", "1048577"], ["65536", "1", "32768"]]
+# The largest shapes the parser accepts along each dimension (M, N at most 2^30, K at most 2^20; each matrix
+# below 2^31 elements): every step must run and verify them (GPU tests).
+LIMIT_SHAPES = "1073741824x1x1,1x1073741824x1,1x1x1048576"
 
 
 def cli_tests(have_gpu):
@@ -510,6 +515,9 @@ def gpu_tests():
                     record(p.returncode == 0, f"{step}: {dtype}: compute-sanitizer {tool}, beta {beta}, small odd shapes",
                            tail(p.stdout + p.stderr))
         path_tests(step, exe)
+        p = run([exe, "--shapes", LIMIT_SHAPES, "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
+        record(p.returncode == 0, f"{step}: the largest shapes the parser accepts run and verify ({LIMIT_SHAPES})",
+               tail(p.stdout + p.stderr))
         p = run([exe, "64", "--reps", "1", "--warmup", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0 and "pass" in p.stdout, f"{step}: '64' runs, verifies and times",
                tail(p.stdout + p.stderr))
