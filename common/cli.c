@@ -25,7 +25,8 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
             "usage: %s [M [N [K]]] [--reps R] [--warmup W] [--alpha A] [--beta B]\n"
             "       [--seed S] [--check | --no-check] [--cublas] [--csv]\n"
             "       [--dtype %s] [--save DIR] [--shapes MxNxK,...] [--path NAME]\n"
-            "       [--plan [--sms N]]\n"
+            "       [--plan [--sms N]] [--layout NN|NT|TN|TT] [--out f32|bf16|fp16]\n"
+            "       [--epilogue none|bias|bias_gelu|bias_silu]\n"
             "  Row-major C = alpha*A*B + beta*C with A MxK, B KxN, C MxN (default 4096^3;\n"
             "  missing sizes repeat the last one given: '2048' is 2048x2048x2048).\n"
             "  --reps R      timed repetitions (default: enough for ~0.4 s; 0: no timing)\n"
@@ -40,6 +41,10 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
             "  --path NAME   force one code path of a step that chooses by shape (13 on)\n"
             "  --plan        print the path and kernel each shape would launch; no GPU needed\n"
             "  --sms N       the SM count --plan assumes (default 132: an H100 or H200)\n"
+            "  --layout L    A, then B: N row-major, T column-major (NT: B stored N x K, as x W^T)\n"
+            "  --out T       C's type (default f32)\n"
+            "  --epilogue E  C = act(alpha A B + beta C + bias), GELU in its tanh form\n"
+            "  (--layout, --out and --epilogue other than their defaults: the steps that take them)\n"
             "Exit codes: 0 ok, 1 verification failure or CUDA error, 2 bad usage,\n"
             "  3 this GPU (or this build) lacks the step's instructions.\n",
             prog, step_dtypes == GEMM_F32 ? "fp32" : "fp16|bf16");
@@ -122,6 +127,9 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
     o->seed = 1;
     o->check = 1;
     o->dtype = (step_dtypes & GEMM_F32) ? GEMM_F32 : GEMM_F16;
+    o->layout = GEMM_NN;
+    o->out = GEMM_OUT_F32;
+    o->epilogue = GEMM_EPI_NONE;
     int sizes[3], nsizes = 0, have_shapes = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -144,7 +152,9 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
                           !strcmp(name, "--alpha") || !strcmp(name, "--beta") ||
                           !strcmp(name, "--seed") || !strcmp(name, "--dtype") ||
                           !strcmp(name, "--save") || !strcmp(name, "--shapes") ||
-                          !strcmp(name, "--path") || !strcmp(name, "--sms");
+                          !strcmp(name, "--path") || !strcmp(name, "--sms") ||
+                          !strcmp(name, "--layout") || !strcmp(name, "--out") ||
+                          !strcmp(name, "--epilogue");
         if (takes_value) {
             if (eq) value = eq + 1;
             else if (i + 1 < argc) value = argv[++i];
@@ -195,6 +205,26 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
         } else if (!strcmp(name, "--path")) {
             if (!*value) return fail(err, errlen, "--path needs a path name");
             o->path = value;
+        } else if (!strcmp(name, "--layout")) {
+            static const char *const names[] = {"NN", "NT", "TN", "TT"};
+            int i = 0;
+            while (i < 4 && strcmp(value, names[i])) i++;
+            if (i == 4) return fail(err, errlen, "bad --layout '%s': NN, NT, TN or TT", value);
+            o->layout = (gemm_layout)(1 << i);
+        } else if (!strcmp(name, "--out")) {
+            static const char *const names[] = {"f32", "bf16", "fp16"};
+            int i = 0;
+            while (i < 3 && strcmp(value, names[i])) i++;
+            if (i == 3) return fail(err, errlen, "bad --out '%s': f32, bf16 or fp16", value);
+            o->out = (gemm_out)(1 << i);
+        } else if (!strcmp(name, "--epilogue")) {
+            static const char *const names[] = {"none", "bias", "bias_gelu", "bias_silu"};
+            int i = 0;
+            while (i < 4 && strcmp(value, names[i])) i++;
+            if (i == 4)
+                return fail(err, errlen, "bad --epilogue '%s': none, bias, bias_gelu or bias_silu",
+                            value);
+            o->epilogue = (gemm_epilogue)(1 << i);
         } else if (!strcmp(name, "--shapes")) {
             int rc = parse_shapes(value, o, err, errlen);
             if (rc) return rc;
@@ -221,5 +251,40 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
         return fail(err, errlen, "--save %s: cannot create it: %s", o->save_dir, strerror(errno));
     if (o->save_dir && access(o->save_dir, W_OK) != 0)
         return fail(err, errlen, "--save %s: not a writable directory", o->save_dir);
+    return 0;
+}
+
+static int bit(unsigned flag) { /* the index of a one-bit flag */
+    int i = 0;
+    while (flag > 1u) flag >>= 1, i++;
+    return i;
+}
+
+/* "NN, NT": the names of the flags in mask (the first always: the default every step takes). */
+static const char *flag_names(unsigned mask, const char *const *names, int count, char *buf,
+                              size_t len) {
+    buf[0] = '\0';
+    for (int i = 0; i < count; i++)
+        if (i == 0 || (mask >> i & 1u))
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", names[i]);
+    return buf;
+}
+
+int gemm_check_options(const gemm_options *o, unsigned layouts, unsigned outs, unsigned epilogues,
+                       char *err, size_t errlen) {
+    static const char *const layout_names[] = {"NN", "NT", "TN", "TT"};
+    static const char *const out_names[] = {"f32", "bf16", "fp16"};
+    static const char *const epilogue_names[] = {"none", "bias", "bias_gelu", "bias_silu"};
+    char taken[64];
+    if (!(o->layout & (layouts | GEMM_NN)))
+        return fail(err, errlen, "--layout %s: this step takes %s", layout_names[bit(o->layout)],
+                    flag_names(layouts, layout_names, 4, taken, sizeof taken));
+    if (!(o->out & (outs | GEMM_OUT_F32)))
+        return fail(err, errlen, "--out %s: this step writes %s", out_names[bit(o->out)],
+                    flag_names(outs, out_names, 3, taken, sizeof taken));
+    if (!(o->epilogue & (epilogues | GEMM_EPI_NONE)))
+        return fail(err, errlen, "--epilogue %s: this step takes %s",
+                    epilogue_names[bit(o->epilogue)],
+                    flag_names(epilogues, epilogue_names, 4, taken, sizeof taken));
     return 0;
 }

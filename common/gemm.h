@@ -30,6 +30,22 @@ typedef enum {
     GEMM_BF16 = 4  /* tensor-core steps: bfloat16 inputs, FP32 accumulation */
 } gemm_dtype;
 
+/* The linear layer's options (--layout, --out, --epilogue), as bit flags so that a step can list
+ * the ones it takes (gemm_step.layouts, .outs, .epilogues; 0: the first of each only). */
+typedef enum {
+    GEMM_NN = 1, /* A row-major (M x K), B row-major (K x N): every step */
+    GEMM_NT = 2, /* B column-major: stored N x K, K-major (x W^T, nn.Linear's weights) */
+    GEMM_TN = 4, /* A column-major: stored K x M */
+    GEMM_TT = 8
+} gemm_layout;
+typedef enum { GEMM_OUT_F32 = 1, GEMM_OUT_BF16 = 2, GEMM_OUT_F16 = 4 } gemm_out;
+typedef enum {
+    GEMM_EPI_NONE = 1,
+    GEMM_EPI_BIAS = 2,      /* + bias[n], one float per column of C */
+    GEMM_EPI_BIAS_GELU = 4, /* then GELU in its tanh form, as cuBLASLt computes it */
+    GEMM_EPI_BIAS_SILU = 8  /* then SiLU, x sigmoid(x) */
+} gemm_epilogue;
+
 /* One problem: row-major C = alpha * A * B + beta * C (beta == 0: C not read). */
 typedef struct {
     int m, n, k;
@@ -73,6 +89,9 @@ typedef struct {
      * launch does and returns 0; or returns 1 with a one-line reason in args->kernel (a forced
      * path that cannot run on the shape). NULL: the step has one choice. */
     int (*plan)(gemm_args *args, int sms);
+    /* The linear layer's options the step takes (gemm_layout, gemm_out, gemm_epilogue flags); 0:
+     * NN, FP32 out, no epilogue only. A step refuses the others in one line. */
+    unsigned layouts, outs, epilogues;
 } gemm_step;
 
 /* What a step exits with on a GPU (or a build) that lacks its instructions: a skip. */

@@ -435,6 +435,11 @@ int gemm_main(int argc, char **argv, const gemm_step *step) {
         if (step->paths) printf("Paths of this step (--path): %s\n", step->paths);
         return 0;
     }
+    if (gemm_check_options(&o, step->layouts, step->outs, step->epilogues, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        gemm_usage(stderr, prog, step->dtypes);
+        return 2;
+    }
     if (o.path && !has_path(step->paths, o.path)) {
         if (step->paths)
             fprintf(stderr, "%s: unknown --path '%s': this step's paths are %s\n", prog, o.path,

@@ -38,6 +38,9 @@ typedef struct {
     const char *path; /* --path NAME, checked against the step's paths by the harness */
     int plan;         /* --plan: print what each shape would launch, touch no GPU */
     int sms;          /* --sms N: the SM count --plan assumes (0: this GPU's, or 132) */
+    gemm_layout layout;     /* --layout NN|NT|TN|TT (default NN) */
+    gemm_out out;           /* --out f32|bf16|fp16 (default f32) */
+    gemm_epilogue epilogue; /* --epilogue none|bias|bias_gelu|bias_silu (default none) */
 } gemm_options;
 
 /* Fills *o from argv. Returns 0, or 2 with a one-line reason in err.
@@ -46,6 +49,10 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
                     char *err, size_t errlen);
 void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes);
 const char *gemm_dtype_name(gemm_dtype t);
+/* 0, or 2 with a one-line reason in err: a --layout, --out or --epilogue of o that the step does
+ * not take (its gemm_step.layouts, outs and epilogues; 0: the defaults only). */
+int gemm_check_options(const gemm_options *o, unsigned layouts, unsigned outs, unsigned epilogues,
+                       char *err, size_t errlen);
 
 /* ---- inputs, reference, verification (check.c) ------------------------- */
 
@@ -69,6 +76,15 @@ double gemm_error_factor(long long n, double u);
 void gemm_reference(int m, int n, int k, float alpha, const float *a, const float *b,
                     float beta, const float *c_in, double *ref, double *mag);
 
+/* The epilogue on the reference: ref = act(ref + bias[j]), and mag = slope * (mag + |bias[j]|),
+ * slope the largest |act'| (GELU's tanh form 1.13, SiLU 1.10, else 1), which carries the
+ * product's error bound through the activation. bias is not read for GEMM_EPI_NONE. */
+double gemm_activation(gemm_epilogue e, double x);
+void gemm_apply_epilogue(int m, int n, const float *bias, gemm_epilogue e, double *ref,
+                         double *mag);
+/* The unit roundoff of C's type as stored (0 for FP32, 2^-11 for FP16, 2^-8 for BF16). */
+double gemm_out_roundoff(gemm_out out);
+
 typedef struct {
     long long failed;   /* elements outside the bound, NaN or Inf */
     long long nonfinite;
@@ -79,6 +95,11 @@ typedef struct {
  * Prints the first max_report failures to report (if non-NULL). */
 gemm_verdict gemm_verify(int m, int n, const float *got, const double *ref, const double *mag,
                          double factor, FILE *report, int max_report);
+/* The same with C rounded to a narrower type (and an activation evaluated in float): the bound
+ * adds out_u * |ref|. */
+gemm_verdict gemm_verify_rounded(int m, int n, const float *got, const double *ref,
+                                 const double *mag, double factor, double out_u, FILE *report,
+                                 int max_report);
 #define GEMM_ABS_FLOOR 1e-30
 
 /* The statistical check: the RMS over finite elements of |got - ref| / mag, which FP32

@@ -91,7 +91,8 @@ def selftests():
 BAD_USAGE = [["--bogus"], ["0", "5", "5"], ["-3"], ["12x"], ["1", "2", "3", "4"], ["--reps"],
              ["99999999999"], ["--alpha", "inf"], ["--path", "bogus"], ["--sms", "0"], ["--sms", "64"],
              ["1", "2147483647", "1"], ["2147483647", "1", "1"], ["1", "1073741825", "1"],
-             ["1", "1", "1048577"], ["65536", "1", "32768"]]
+             ["1", "1", "1048577"], ["65536", "1", "32768"],
+             ["--layout", "NT"], ["--out", "bf16"], ["--epilogue", "bias_gelu"], ["--layout", "XY"]]
 # The largest shapes the parser accepts along each dimension (M, N at most 2^30, K at most 2^20; each matrix
 # below 2^31 elements): every step must run and verify them (GPU tests).
 LIMIT_SHAPES = "1073741824x1x1,1x1073741824x1,1x1x1048576"

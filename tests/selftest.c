@@ -249,6 +249,13 @@ static void test_cli(void) {
         {"--shapes 1x1x1 8", 2, 0, 0, 0},
         {"--shapes 1x1x1,2x2x2 --save /tmp/x", 2, 0, 0, 0},
         {"--csv=1", 2, 0, 0, 0},
+        {"1073741824 1 1", 0, 1073741824, 1, 1},
+        {"1 1073741825 1", 2, 0, 0, 0},
+        {"2147483647 1 1", 2, 0, 0, 0},
+        {"--layout NT --out bf16 --epilogue bias_gelu 8", 0, 8, 8, 8},
+        {"--layout XY", 2, 0, 0, 0},
+        {"--out int8", 2, 0, 0, 0},
+        {"--epilogue relu", 2, 0, 0, 0},
     };
     for (size_t t = 0; t < sizeof table / sizeof table[0]; t++) {
         char buf[256], *argv[32], err[256];
@@ -276,6 +283,58 @@ static void test_cli(void) {
     char *argv2[] = {"gemm", "--dtype", "bf16"};
     rc = gemm_parse_args(3, argv2, GEMM_F16 | GEMM_BF16, &o, err, sizeof err);
     report(rc == 0 && o.dtype == GEMM_BF16, "tensor-core steps take --dtype bf16", "rc %d", rc);
+    report(rc == 0 && o.layout == GEMM_NN && o.out == GEMM_OUT_F32 && o.epilogue == GEMM_EPI_NONE,
+           "the linear layer's options default to NN, f32, none", "rc %d", rc);
+    char *argv3[] = {"gemm", "--layout", "TN", "--out=fp16", "--epilogue", "bias_silu"};
+    rc = gemm_parse_args(6, argv3, GEMM_F16 | GEMM_BF16, &o, err, sizeof err);
+    report(rc == 0 && o.layout == GEMM_TN && o.out == GEMM_OUT_F16 && o.epilogue == GEMM_EPI_BIAS_SILU,
+           "--layout, --out and --epilogue are stored", "rc %d", rc);
+    /* a step refuses what it does not take, in one line naming what it takes */
+    rc = gemm_check_options(&o, 0, 0, 0, err, sizeof err);
+    report(rc == 2 && !strcmp(err, "--layout TN: this step takes NN"),
+           "a step without options refuses --layout TN", "rc %d, '%s'", rc, err);
+    rc = gemm_check_options(&o, GEMM_NT | GEMM_TN, GEMM_OUT_BF16, GEMM_EPI_BIAS, err, sizeof err);
+    report(rc == 2 && !strcmp(err, "--out fp16: this step writes f32, bf16"),
+           "a step that writes bf16 refuses --out fp16", "rc %d, '%s'", rc, err);
+    rc = gemm_check_options(&o, GEMM_TN, GEMM_OUT_F16, GEMM_EPI_BIAS_SILU, err, sizeof err);
+    report(rc == 0, "a step that takes them accepts them", "rc %d, '%s'", rc, err);
+}
+
+static void test_epilogue(void) {
+    /* GELU in its tanh form and SiLU, against values computed in Python */
+    const double g1 = gemm_activation(GEMM_EPI_BIAS_GELU, 1.0);
+    const double gm3 = gemm_activation(GEMM_EPI_BIAS_GELU, -3.0);
+    const double s1 = gemm_activation(GEMM_EPI_BIAS_SILU, 1.0);
+    const double sm3 = gemm_activation(GEMM_EPI_BIAS_SILU, -3.0);
+    report(fabs(g1 - 0.8411919906082768) < 1e-15 && fabs(gm3 + 0.0036373920817729943) < 1e-15 &&
+               fabs(s1 - 0.7310585786300049) < 1e-15 && fabs(sm3 + 0.14227761953270035) < 1e-15 &&
+               gemm_activation(GEMM_EPI_BIAS, -2.5) == -2.5,
+           "GELU (tanh form) and SiLU", "%.17g %.17g %.17g %.17g", g1, gm3, s1, sm3);
+    /* the bias is per column, then the activation; mag carries the bound through its slope */
+    double ref[6] = {1.0, -2.0, 0.5, 3.0, 0.0, -1.0}, mag[6] = {1.0, 2.0, 0.5, 3.0, 1.0, 1.0};
+    const float bias[3] = {0.5f, -1.0f, 2.0f}; /* a 2 x 3 C */
+    gemm_apply_epilogue(2, 3, bias, GEMM_EPI_BIAS_GELU, ref, mag);
+    int ok = 1;
+    const double pre[6] = {1.5, -3.0, 2.5, 3.5, -1.0, 1.0};
+    for (int i = 0; i < 6; i++) ok &= ref[i] == gemm_activation(GEMM_EPI_BIAS_GELU, pre[i]);
+    report(ok && fabs(mag[1] - 1.13 * 3.0) < 1e-12 && fabs(mag[3] - 1.13 * 3.5) < 1e-12,
+           "the epilogue adds bias[j] to column j, then activates", "%g %g %g", ref[1], ref[3], mag[1]);
+    double none[2] = {1.0, 2.0}, none_mag[2] = {1.0, 2.0};
+    gemm_apply_epilogue(1, 2, NULL, GEMM_EPI_NONE, none, none_mag);
+    report(none[0] == 1.0 && none_mag[1] == 2.0, "no epilogue leaves the reference as it is", "");
+    /* a C stored in bf16 passes only with its rounding in the bound */
+    const double r = 1.0 / 3.0, mg = 1.0;
+    const float got = gemm_round_to((float)r, GEMM_BF16);
+    const double factor = gemm_error_factor(10, gemm_unit_roundoff(GEMM_BF16));
+    gemm_verdict strict = gemm_verify(1, 1, &got, &r, &mg, factor, NULL, 0);
+    gemm_verdict rounded =
+        gemm_verify_rounded(1, 1, &got, &r, &mg, factor, gemm_out_roundoff(GEMM_OUT_BF16), NULL, 0);
+    const float off = (float)r * (1.0f + 3.0f / 256.0f); /* 3 bf16 ulps away */
+    gemm_verdict wrong =
+        gemm_verify_rounded(1, 1, &off, &r, &mg, factor, gemm_out_roundoff(GEMM_OUT_BF16), NULL, 0);
+    report(strict.failed == 1 && rounded.failed == 0 && wrong.failed == 1,
+           "a bf16 C passes with its rounding in the bound, and 3 ulps off fails", "%lld %lld %lld",
+           strict.failed, rounded.failed, wrong.failed);
 }
 
 static void test_npy(void) {
@@ -303,6 +362,7 @@ int main(void) {
     test_rms();
     test_conversions();
     test_cli();
+    test_epilogue();
     test_npy();
     return failures ? 1 : 0;
 }
