@@ -58,6 +58,18 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
     return 2;
 }
 
+/* The linear layer's option values, in the order of their flags (bit i: names[i]). */
+static const char *const LAYOUT_NAMES[] = {"NN", "NT", "TN", "TT"};
+static const char *const OUT_NAMES[] = {"f32", "bf16", "fp16"};
+static const char *const EPILOGUE_NAMES[] = {"none", "bias", "bias_gelu", "bias_silu"};
+
+/* The index of value in names, or -1. */
+static int lookup(const char *value, const char *const *names, int count) {
+    for (int i = 0; i < count; i++)
+        if (!strcmp(value, names[i])) return i;
+    return -1;
+}
+
 /* A size: a decimal integer in [1, INT_MAX], nothing else. */
 static int parse_size(const char *s, int *out) {
     char *end;
@@ -206,22 +218,16 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
             if (!*value) return fail(err, errlen, "--path needs a path name");
             o->path = value;
         } else if (!strcmp(name, "--layout")) {
-            static const char *const names[] = {"NN", "NT", "TN", "TT"};
-            int i = 0;
-            while (i < 4 && strcmp(value, names[i])) i++;
-            if (i == 4) return fail(err, errlen, "bad --layout '%s': NN, NT, TN or TT", value);
+            const int i = lookup(value, LAYOUT_NAMES, 4);
+            if (i < 0) return fail(err, errlen, "bad --layout '%s': NN, NT, TN or TT", value);
             o->layout = (gemm_layout)(1 << i);
         } else if (!strcmp(name, "--out")) {
-            static const char *const names[] = {"f32", "bf16", "fp16"};
-            int i = 0;
-            while (i < 3 && strcmp(value, names[i])) i++;
-            if (i == 3) return fail(err, errlen, "bad --out '%s': f32, bf16 or fp16", value);
+            const int i = lookup(value, OUT_NAMES, 3);
+            if (i < 0) return fail(err, errlen, "bad --out '%s': f32, bf16 or fp16", value);
             o->out = (gemm_out)(1 << i);
         } else if (!strcmp(name, "--epilogue")) {
-            static const char *const names[] = {"none", "bias", "bias_gelu", "bias_silu"};
-            int i = 0;
-            while (i < 4 && strcmp(value, names[i])) i++;
-            if (i == 4)
+            const int i = lookup(value, EPILOGUE_NAMES, 4);
+            if (i < 0)
                 return fail(err, errlen, "bad --epilogue '%s': none, bias, bias_gelu or bias_silu",
                             value);
             o->epilogue = (gemm_epilogue)(1 << i);
@@ -272,19 +278,16 @@ static const char *flag_names(unsigned mask, const char *const *names, int count
 
 int gemm_check_options(const gemm_options *o, unsigned layouts, unsigned outs, unsigned epilogues,
                        char *err, size_t errlen) {
-    static const char *const layout_names[] = {"NN", "NT", "TN", "TT"};
-    static const char *const out_names[] = {"f32", "bf16", "fp16"};
-    static const char *const epilogue_names[] = {"none", "bias", "bias_gelu", "bias_silu"};
     char taken[64];
     if (!(o->layout & (layouts | GEMM_NN)))
-        return fail(err, errlen, "--layout %s: this step takes %s", layout_names[bit(o->layout)],
-                    flag_names(layouts, layout_names, 4, taken, sizeof taken));
+        return fail(err, errlen, "--layout %s: this step takes %s", LAYOUT_NAMES[bit(o->layout)],
+                    flag_names(layouts, LAYOUT_NAMES, 4, taken, sizeof taken));
     if (!(o->out & (outs | GEMM_OUT_F32)))
-        return fail(err, errlen, "--out %s: this step writes %s", out_names[bit(o->out)],
-                    flag_names(outs, out_names, 3, taken, sizeof taken));
+        return fail(err, errlen, "--out %s: this step writes %s", OUT_NAMES[bit(o->out)],
+                    flag_names(outs, OUT_NAMES, 3, taken, sizeof taken));
     if (!(o->epilogue & (epilogues | GEMM_EPI_NONE)))
         return fail(err, errlen, "--epilogue %s: this step takes %s",
-                    epilogue_names[bit(o->epilogue)],
-                    flag_names(epilogues, epilogue_names, 4, taken, sizeof taken));
+                    EPILOGUE_NAMES[bit(o->epilogue)],
+                    flag_names(epilogues, EPILOGUE_NAMES, 4, taken, sizeof taken));
     return 0;
 }

@@ -157,8 +157,7 @@ def dispatch_table(rows, step):
     # make shapes' broad set runs on the library step alone and results/README.md summarizes it:
     # the rows of such a run (a commit with 40 or more of the set's shapes) appear here only beside
     # the step before's, from one run
-    import shape_set
-    broad = {tuple(map(str, s)) for s in shape_set.generated() + shape_set.model()}
+    broad = set().union(*broad_set_keys())
     per_commit = {}
     for key, r in mine.items():
         per_commit[r["commit"][:7]] = per_commit.get(r["commit"][:7], 0) + (key[1:] in broad)
@@ -208,14 +207,19 @@ def widths_table(rows, step):
     return "\n".join(out) + "\n\n" + provenance(rows)
 
 
+def broad_set_keys():
+    """make shapes' generated and model shapes as two sets of CSV keys, (m, n, k) strings."""
+    import shape_set
+    key = lambda shapes: {tuple(map(str, s)) for s in shapes}
+    return key(shape_set.generated()), key(shape_set.model())
+
+
 def shape_set_rows(rows):
     """make shapes' rows of the broad set: the rows of run 'shapes' whose shape is one of
     scripts/shape_set.py's generated or model shapes, of the last step that has such rows (the
     library step), split that way."""
-    import shape_set
-    gen = {f"{m}x{n}x{k}" for m, n, k in shape_set.generated()}
-    mod = {f"{m}x{n}x{k}" for m, n, k in shape_set.model()}
-    shape = lambda r: f"{r['m']}x{r['n']}x{r['k']}"
+    gen, mod = broad_set_keys()
+    shape = lambda r: (r["m"], r["n"], r["k"])
     steps = sorted({r["step"] for r in rows if r["run"] == "shapes" and shape(r) in gen | mod})
     if not steps:
         return {}, None
@@ -232,9 +236,7 @@ def percentile(sorted_values, q):
 def steps_on_shapeset(rows):
     """Each step that ran the whole broad set, per dtype, in one line: how the library step got
     where it is (a step's rows are its latest)."""
-    import shape_set
-    gen = {tuple(map(str, s)) for s in shape_set.generated()}
-    mod = {tuple(map(str, s)) for s in shape_set.model()}
+    gen, mod = broad_set_keys()
     out = ["| step | dtype | generated: minimum | 10th percentile | median | K or N not a multiple of 8: "
            "median | model: minimum | median |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     for step in sorted({r["step"] for r in rows if r["run"] == "shapes"}):
