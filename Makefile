@@ -35,12 +35,12 @@ GPU_KEY  ?= $(or $(shell nvidia-smi --query-gpu=name --format=csv,noheader 2>/de
 
 CFLAGS    = -std=c11 -O3 -march=native -fopenmp -Wall -Wextra -I$(CUDA_HOME)/include -Icommon
 NVCCFLAGS = -O3 -std=c++17 -lineinfo -Icommon -Xcompiler -Wall
-LDLIBS    = -L$(CUDA_HOME)/lib64 -Xlinker -rpath=$(CUDA_HOME)/lib64 -lcublas -lgomp -lm
+LDLIBS    = -L$(CUDA_HOME)/lib64 -Xlinker -rpath=$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lgomp -lm
 
 STEPS       := $(patsubst %/gemm.cu,%,$(sort $(wildcard [0-9][0-9]_*/gemm.cu)))
 BINS        := $(addsuffix /gemm,$(STEPS))
 HOST_OBJS   := build/common/cli.o build/common/check.o build/common/npy.o
-COMMON_OBJS := $(HOST_OBJS) build/common/harness.o
+COMMON_OBJS := $(HOST_OBJS) build/common/harness.o build/common/baseline.o
 
 # N=5 or N=05 -> the directory 05_*; PREV is the step before it.
 NUM  = $(shell echo '$(N)' | grep -xE '[0-9]{1,3}')
@@ -72,6 +72,11 @@ help:
 build/common/%.o: common/%.c common/host.h common/gemm.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# The baseline's one kernel, as PTX that the driver compiles for the GPU that runs it.
+build/common/baseline.o: common/baseline.cu common/gemm.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -gencode=arch=compute_75,code=compute_75 -c $< -o $@
 
 # ptxas's resource report (registers, shared memory, spills) is kept next to
 # the binary in NN_name/ptxas.txt.

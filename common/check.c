@@ -39,7 +39,7 @@ uint16_t gemm_float_to_bf16(float f) { /* round to nearest even */
     return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
-static float bf16_to_float(uint16_t h) {
+float gemm_bf16_to_float(uint16_t h) {
     uint32_t x = (uint32_t)h << 16;
     float f;
     memcpy(&f, &x, 4);
@@ -49,7 +49,7 @@ static float bf16_to_float(uint16_t h) {
 float gemm_round_to(float f, gemm_dtype t) {
     switch (t) {
     case GEMM_F16: return gemm_half_to_float(gemm_float_to_half(f));
-    case GEMM_BF16: return bf16_to_float(gemm_float_to_bf16(f));
+    case GEMM_BF16: return gemm_bf16_to_float(gemm_float_to_bf16(f));
     default: return f;
     }
 }
@@ -108,8 +108,10 @@ void gemm_reference(int m, int n, int k, float alpha, const float *a, const floa
         const int i1 = i0 + REF_ROWS < m ? i0 + REF_ROWS : m;
         const int j1 = j0 + REF_COLS < n ? j0 + REF_COLS : n, w = j1 - j0;
         double acc[REF_ROWS][REF_COLS], accabs[REF_ROWS][REF_COLS];
-        memset(acc, 0, sizeof acc);
-        memset(accabs, 0, sizeof accabs);
+        for (int i = 0; i < i1 - i0; i++) { /* only the rows and columns this block has */
+            memset(acc[i], 0, (size_t)w * sizeof acc[i][0]);
+            memset(accabs[i], 0, (size_t)w * sizeof accabs[i][0]);
+        }
         for (int p0 = 0; p0 < k; p0 += REF_DEPTH) {
             const int p1 = p0 + REF_DEPTH < k ? p0 + REF_DEPTH : k;
             for (int i = i0; i < i1; i++) {

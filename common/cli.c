@@ -26,7 +26,7 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
             "       [--seed S] [--check | --no-check] [--cublas] [--csv]\n"
             "       [--dtype %s] [--save DIR] [--shapes MxNxK,...] [--path NAME]\n"
             "       [--plan [--sms N]] [--layout NN|NT|TN|TT] [--out f32|bf16|fp16]\n"
-            "       [--epilogue none|bias|bias_gelu|bias_silu]\n"
+            "       [--epilogue none|bias|bias_gelu|bias_silu [--unfused]]\n"
             "  Row-major C = alpha*A*B + beta*C with A MxK, B KxN, C MxN (default 4096^3;\n"
             "  missing sizes repeat the last one given: '2048' is 2048x2048x2048).\n"
             "  --reps R      timed repetitions (default: enough for ~0.4 s; 0: no timing)\n"
@@ -44,6 +44,8 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
             "  --layout L    A, then B: N row-major, T column-major (NT: B stored N x K, as x W^T)\n"
             "  --out T       C's type (default f32)\n"
             "  --epilogue E  C = act(alpha A B + beta C + bias), GELU in its tanh form\n"
+            "  --unfused     cuBLASLt's baseline applies the activation in a second kernel\n"
+            "                (as it must for SiLU, which it cannot fuse)\n"
             "  (--layout, --out and --epilogue other than their defaults: the steps that take them)\n"
             "Exit codes: 0 ok, 1 verification failure or CUDA error, 2 bad usage,\n"
             "  3 this GPU (or this build) lacks the step's instructions.\n",
@@ -181,6 +183,7 @@ int gemm_parse_args(int argc, char **argv, unsigned step_dtypes, gemm_options *o
         else if (!strcmp(name, "--cublas")) o->cublas = 1;
         else if (!strcmp(name, "--csv")) o->csv = 1;
         else if (!strcmp(name, "--plan")) o->plan = 1;
+        else if (!strcmp(name, "--unfused")) o->unfused = 1;
         else if (!strcmp(name, "--sms")) {
             if (parse_size(value, &o->sms) || o->sms > 4096)
                 return fail(err, errlen, "bad --sms '%s': an integer from 1 to 4096", value);
@@ -276,6 +279,13 @@ static const char *flag_names(unsigned mask, const char *const *names, int count
     return buf;
 }
 
+const char *gemm_linear_name(gemm_layout layout, gemm_out out, gemm_epilogue epilogue) {
+    static char name[64];
+    snprintf(name, sizeof name, "layout=%s out=%s epilogue=%s", LAYOUT_NAMES[bit(layout)],
+             OUT_NAMES[bit(out)], EPILOGUE_NAMES[bit(epilogue)]);
+    return name;
+}
+
 int gemm_check_options(const gemm_options *o, unsigned layouts, unsigned outs, unsigned epilogues,
                        char *err, size_t errlen) {
     char taken[64];
@@ -289,5 +299,8 @@ int gemm_check_options(const gemm_options *o, unsigned layouts, unsigned outs, u
         return fail(err, errlen, "--epilogue %s: this step takes %s",
                     EPILOGUE_NAMES[bit(o->epilogue)],
                     flag_names(epilogues, EPILOGUE_NAMES, 4, taken, sizeof taken));
+    if (o->out != GEMM_OUT_F32 && o->beta != 0.0f)
+        return fail(err, errlen, "--beta %g with --out %s: a 16-bit C is written, never read "
+                    "(beta must be 0)", o->beta, OUT_NAMES[bit(o->out)]);
     return 0;
 }

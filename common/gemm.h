@@ -53,7 +53,7 @@ typedef struct {
     gemm_dtype dtype;
     const void *a; /* m x k, row-major, device pointer */
     const void *b; /* k x n, row-major, device pointer */
-    float *c;      /* m x n, row-major, device pointer */
+    float *c;      /* m x n, row-major, device pointer (16-bit elements with out: see below) */
     /* Set by the launch function: which code path ran (e.g. "float4" or
      * "scalar"), so a shape-dependent choice is never hidden. */
     const char *path;
@@ -64,6 +64,14 @@ typedef struct {
      * as key=value words ("tile=128x256 wg=2 swap=0 cluster=1 splits=1"), so that a test can
      * assert the kernel that ran and not only the name of its path. */
     char kernel[128];
+    /* The linear layer, for a step that takes --layout, --out or --epilogue (the others see NN,
+     * FP32 and none). GEMM_NT: b is stored n x k (row n of it is column n of B), GEMM_TN: a is
+     * stored k x m. With out other than GEMM_OUT_F32, c holds 16-bit elements of that type and
+     * beta is 0. bias: n elements of C's type (NULL without an epilogue). */
+    gemm_layout layout;
+    gemm_out out;
+    gemm_epilogue epilogue;
+    const void *bias;
 } gemm_args;
 
 /* Enqueues the kernel(s) on the default stream; returns cudaGetLastError(). */

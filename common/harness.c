@@ -1,5 +1,6 @@
 /* harness.c: what gemm_main does for every step: inputs, one verified run,
  * timed runs beside cuBLAS, and the report. See gemm.h and gemm_usage(). */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <errno.h>
 #include <math.h>
@@ -30,6 +31,19 @@
         }                                                                                      \
     } while (0)
 
+/* baseline.cu: the activation over C in place, as a kernel after cuBLASLt's bias GEMM */
+cudaError_t gemm_activation_kernel(void *c, size_t count, gemm_out out, gemm_epilogue epilogue);
+
+#define CUBLASLT_OK(call)                                                                      \
+    do {                                                                                       \
+        cublasStatus_t s_ = (call);                                                            \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                     \
+            fprintf(stderr, "error: cuBLASLt: %s (%s at %s:%d)\n", cublasGetStatusString(s_),  \
+                    #call, __FILE__, __LINE__);                                                \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
 /* A plan is made before the buffers exist; cudaMalloc's are aligned to 256 bytes, as this is. */
 #define ALIGNED_PTR ((float *)256)
 
@@ -38,10 +52,96 @@ typedef struct {
     gemm_args args;
     const gemm_step *step;
     cublasHandle_t cublas;
+    size_t c_bytes;       /* C in its type (FP32, or 16-bit with --out) */
     float *c_in;          /* device copy of C_in, restored before each timed run (beta != 0) */
     void *flush;          /* written between timed runs so that no run finds its inputs in L2 */
     size_t flush_bytes;
+    /* The linear layer's baseline (--layout, --out or --epilogue given): cuBLASLt's matmul with
+     * the same layouts, C's type and the epilogue fused where cuBLASLt has it. */
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t lt_op;
+    cublasLtMatrixLayout_t lt_a, lt_b, lt_c;
+    cublasLtMatmulAlgo_t lt_algo;
+    void *lt_workspace;
+    int unfused; /* --unfused */
 } device_problem;
+
+enum { LT_WORKSPACE_BYTES = 32 << 20 };
+
+static int is_linear(const gemm_options *o) {
+    return o->layout != GEMM_NN || o->out != GEMM_OUT_F32 || o->epilogue != GEMM_EPI_NONE;
+}
+
+static cudaDataType_t out_type(gemm_out out) {
+    return out == GEMM_OUT_BF16 ? CUDA_R_16BF : out == GEMM_OUT_F16 ? CUDA_R_16F : CUDA_R_32F;
+}
+
+/* cuBLASLt is column-major: the row-major C = op(A) op(B) is the column-major C^T = op(B)^T op(A)^T,
+ * so B is cuBLASLt's first operand, and m and n swap. B stored k x n (NN) is, column-major, the
+ * n x k matrix it needs (OP_N); stored n x k (NT), it is k x n and needs OP_T. Likewise A: stored
+ * m x k it is the k x m it needs, stored k x m (TN) it needs OP_T. A bias per column of C is a
+ * bias per row of C^T, which is what cuBLASLt's bias epilogues add. SiLU has no cuBLASLt
+ * epilogue: bias there, then gemm_activation_kernel (baseline.cu) on C; --unfused does the same
+ * for GELU. */
+static void lt_setup(device_problem *p, cublasLtHandle_t lt) {
+    const gemm_args *a = &p->args;
+    const cudaDataType_t in = a->dtype == GEMM_F16 ? CUDA_R_16F : CUDA_R_16BF,
+                         out = out_type(a->out);
+    const int b_t = (a->layout & (GEMM_NT | GEMM_TT)) != 0, a_t = (a->layout & (GEMM_TN | GEMM_TT)) != 0;
+    const cublasOperation_t op_b = b_t ? CUBLAS_OP_T : CUBLAS_OP_N, op_a = a_t ? CUBLAS_OP_T : CUBLAS_OP_N;
+    p->lt = lt;
+    CUBLASLT_OK(cublasLtMatmulDescCreate(&p->lt_op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CUBLASLT_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b));
+    CUBLASLT_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a));
+    if (a->epilogue != GEMM_EPI_NONE) {
+        const cublasLtEpilogue_t e = a->epilogue == GEMM_EPI_BIAS_GELU && !p->unfused
+                                         ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+        CUBLASLT_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof e));
+        /* the bias in C's type, cuBLASLt's default for it */
+        CUBLASLT_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a->bias,
+                                                   sizeof a->bias));
+    }
+    CUBLASLT_OK(cublasLtMatrixLayoutCreate(&p->lt_a, in, b_t ? a->k : a->n, b_t ? a->n : a->k,
+                                           b_t ? a->k : a->n));
+    CUBLASLT_OK(cublasLtMatrixLayoutCreate(&p->lt_b, in, a_t ? a->m : a->k, a_t ? a->k : a->m,
+                                           a_t ? a->m : a->k));
+    CUBLASLT_OK(cublasLtMatrixLayoutCreate(&p->lt_c, out, a->n, a->m, a->n));
+    cublasLtMatmulPreference_t pref;
+    const size_t ws = LT_WORKSPACE_BYTES;
+    CUBLASLT_OK(cublasLtMatmulPreferenceCreate(&pref));
+    CUBLASLT_OK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                                     sizeof ws));
+    cublasLtMatmulHeuristicResult_t best;
+    int found = 0;
+    CUBLASLT_OK(cublasLtMatmulAlgoGetHeuristic(lt, p->lt_op, p->lt_a, p->lt_b, p->lt_c, p->lt_c, pref, 1,
+                                               &best, &found));
+    CUBLASLT_OK(cublasLtMatmulPreferenceDestroy(pref));
+    if (!found) {
+        fprintf(stderr, "error: cuBLASLt has no algorithm for %dx%dx%d with these options\n", a->m,
+                a->n, a->k);
+        exit(1);
+    }
+    p->lt_algo = best.algo;
+    CUDA_OK(cudaMalloc(&p->lt_workspace, ws));
+}
+
+static void lt_teardown(device_problem *p) {
+    if (!p->lt_op) return;
+    cublasLtMatrixLayoutDestroy(p->lt_a);
+    cublasLtMatrixLayoutDestroy(p->lt_b);
+    cublasLtMatrixLayoutDestroy(p->lt_c);
+    cublasLtMatmulDescDestroy(p->lt_op);
+    CUDA_OK(cudaFree(p->lt_workspace));
+}
+
+static void run_lt(device_problem *p) {
+    const gemm_args *a = &p->args;
+    CUBLASLT_OK(cublasLtMatmul(p->lt, p->lt_op, &a->alpha, a->b, p->lt_a, a->a, p->lt_b, &a->beta, a->c,
+                               p->lt_c, a->c, p->lt_c, &p->lt_algo, p->lt_workspace, LT_WORKSPACE_BYTES,
+                               0));
+    if (a->epilogue == GEMM_EPI_BIAS_SILU || (a->epilogue == GEMM_EPI_BIAS_GELU && p->unfused))
+        CUDA_OK(gemm_activation_kernel(a->c, (size_t)a->m * a->n, a->out, a->epilogue));
+}
 
 typedef struct {
     double median, min, max; /* milliseconds */
@@ -60,6 +160,10 @@ static void run_step(device_problem *p) {
 
 static void run_cublas(device_problem *p) {
     const gemm_args *a = &p->args;
+    if (p->lt_op) {
+        run_lt(p);
+        return;
+    }
     /* cuBLAS is column-major: a row-major C = A B is the column-major
      * C^T = B^T A^T, so pass B first and swap m and n. */
     if (a->dtype == GEMM_F32) {
@@ -76,9 +180,8 @@ static void run_cublas(device_problem *p) {
 /* Puts C back to its input (or to NaN when beta == 0, so unwritten elements
  * show) and evicts A, B and C from L2. */
 static void prepare_run(device_problem *p, int rep) {
-    size_t c_bytes = (size_t)p->args.m * p->args.n * sizeof(float);
     if (p->args.beta != 0.0f)
-        CUDA_OK(cudaMemcpyAsync(p->args.c, p->c_in, c_bytes, cudaMemcpyDeviceToDevice, 0));
+        CUDA_OK(cudaMemcpyAsync(p->args.c, p->c_in, p->c_bytes, cudaMemcpyDeviceToDevice, 0));
     if (p->flush) CUDA_OK(cudaMemsetAsync(p->flush, rep & 0xff, p->flush_bytes, 0));
 }
 
@@ -135,15 +238,21 @@ static double gflops(const gemm_args *a, double ms) {
     return ms > 0.0 ? 2.0 * a->m * a->n * (double)a->k / (ms * 1e-3) / 1e9 : 0.0;
 }
 
-/* One correctness run: C poisoned (beta == 0) or C_in, then the output back on the host. */
+/* One correctness run: C poisoned (beta == 0) or C_in, then the output back on the host, as
+ * floats (a 16-bit C widened exactly). */
 static void run_once(device_problem *p, void (*run)(device_problem *), float *c_out) {
-    size_t c_bytes = (size_t)p->args.m * p->args.n * sizeof(float);
-    if (p->args.beta == 0.0f) CUDA_OK(cudaMemset(p->args.c, 0xff, c_bytes)); /* all-ones bits: NaN */
+    /* all-ones bits: NaN in FP32, FP16 and BF16 alike */
+    if (p->args.beta == 0.0f) CUDA_OK(cudaMemset(p->args.c, 0xff, p->c_bytes));
     prepare_run(p, 0);
     run(p);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaDeviceSynchronize());
-    CUDA_OK(cudaMemcpy(c_out, p->args.c, c_bytes, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(c_out, p->args.c, p->c_bytes, cudaMemcpyDeviceToHost));
+    if (p->args.out == GEMM_OUT_F32) return;
+    const size_t count = (size_t)p->args.m * p->args.n;
+    const uint16_t *h = (const uint16_t *)c_out; /* the first half of c_out; widen from the end */
+    for (size_t i = count; i-- > 0;)
+        c_out[i] = p->args.out == GEMM_OUT_F16 ? gemm_half_to_float(h[i]) : gemm_bf16_to_float(h[i]);
 }
 
 static void *host_alloc(size_t bytes, const char *prog, unsigned dtypes, const int *shape) {
@@ -157,20 +266,22 @@ static void *host_alloc(size_t bytes, const char *prog, unsigned dtypes, const i
     return x;
 }
 
-/* Copies a float matrix to the device in the step's input type. */
-static void *upload(const float *x, size_t count, gemm_dtype t) {
-    size_t esize = t == GEMM_F32 ? 4 : 2;
-    void *d = NULL;
-    CUDA_OK(cudaMalloc(&d, count * esize));
-    if (t == GEMM_F32) {
-        CUDA_OK(cudaMemcpy(d, x, count * esize, cudaMemcpyHostToDevice));
-        return d;
-    }
-    uint16_t *h = malloc(count * esize);
+/* Copies a rows x cols row-major float matrix to the device in the type t, stored transposed
+ * (cols x rows) if asked: the column-major operands of --layout. */
+static void *upload_matrix(const float *x, size_t rows, size_t cols, int transposed, gemm_dtype t) {
+    const size_t count = rows * cols, esize = t == GEMM_F32 ? 4 : 2;
+    void *d = NULL, *h = malloc(count > 0 ? count * esize : 1);
     if (!h) { fprintf(stderr, "error: out of host memory\n"); exit(1); }
+    CUDA_OK(cudaMalloc(&d, count * esize));
 #pragma omp parallel for schedule(static)
-    for (long long i = 0; i < (long long)count; i++)
-        h[i] = t == GEMM_F16 ? gemm_float_to_half(x[i]) : gemm_float_to_bf16(x[i]);
+    for (long long i = 0; i < (long long)count; i++) {
+        /* element i of the stored matrix: (r, c) of x, or (c, r) stored transposed */
+        const size_t src = transposed ? (size_t)i % rows * cols + (size_t)i / rows : (size_t)i;
+        if (t == GEMM_F32)
+            ((float *)h)[i] = x[src];
+        else
+            ((uint16_t *)h)[i] = t == GEMM_F16 ? gemm_float_to_half(x[src]) : gemm_float_to_bf16(x[src]);
+    }
     CUDA_OK(cudaMemcpy(d, h, count * esize, cudaMemcpyHostToDevice));
     free(h);
     return d;
@@ -190,26 +301,35 @@ static const char csv_header[] =
 
 /* Runs one shape; returns 0 ok, 1 verification failure. */
 static int run_shape(const gemm_step *step, const gemm_options *o, const int *shape, const char *prog,
-                     const struct cudaDeviceProp *prop, const char *code, cublasHandle_t *cublas) {
+                     const struct cudaDeviceProp *prop, const char *code, cublasHandle_t *cublas,
+                     cublasLtHandle_t *lt) {
     const int m = shape[0], n = shape[1], k = shape[2];
     const gemm_dtype t = o->dtype;
     const size_t esize = t == GEMM_F32 ? 4 : 2;
     const size_t a_count = (size_t)m * k, b_count = (size_t)k * n, c_count = (size_t)m * n;
+    const size_t c_esize = o->out == GEMM_OUT_F32 ? 4 : 2;
     const int timed = o->reps != 0;
+    const int a_t = (o->layout & (GEMM_TN | GEMM_TT)) != 0, b_t = (o->layout & (GEMM_NT | GEMM_TT)) != 0;
 
     /* A step that chooses by shape plans first: a forced path that cannot run on this shape is a
      * usage error, and what the launch reports below must be this plan. */
     gemm_args planned = {m, n, k, o->alpha, o->beta, t, ALIGNED_PTR, ALIGNED_PTR, ALIGNED_PTR,
-                         "default", o->path, ""};
+                         "default", o->path, "", o->layout, o->out, o->epilogue,
+                         o->epilogue != GEMM_EPI_NONE ? ALIGNED_PTR : NULL};
     if (step->plan && step->plan(&planned, prop->multiProcessorCount)) {
-        fprintf(stderr, "%s: --path %s cannot run %dx%dx%d: %s\n", prog, o->path, m, n, k,
-                planned.kernel);
+        if (o->path)
+            fprintf(stderr, "%s: --path %s cannot run %dx%dx%d: %s\n", prog, o->path, m, n, k,
+                    planned.kernel);
+        else /* the linear layer's options: an output type the step does not write */
+            fprintf(stderr, "%s: cannot run %dx%dx%d with these options: %s\n", prog, m, n, k,
+                    planned.kernel);
         return 2;
     }
 
     /* Device memory first: a shape that cannot fit is a usage error. */
     size_t flush_bytes = timed ? 2 * (size_t)prop->l2CacheSize : 0;
-    size_t need = (a_count + b_count) * esize + c_count * 4 * (o->beta != 0.0f ? 2 : 1) + flush_bytes;
+    size_t need = (a_count + b_count) * esize + c_count * c_esize * (o->beta != 0.0f ? 2 : 1) +
+                  flush_bytes + (is_linear(o) && o->cublas ? LT_WORKSPACE_BYTES : 0);
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (need > free_bytes / 100 * 95) {
@@ -223,16 +343,24 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     float *b = host_alloc(b_count * 4, prog, step->dtypes, shape);
     float *c_in = host_alloc(c_count * 4, prog, step->dtypes, shape);
     float *c_out = host_alloc(c_count * 4, prog, step->dtypes, shape);
+    /* the bias, exactly representable in C's type, in which it is stored */
+    const gemm_dtype bias_t = o->out == GEMM_OUT_BF16 ? GEMM_BF16 : o->out == GEMM_OUT_F16 ? GEMM_F16
+                                                                                         : GEMM_F32;
+    float *bias = o->epilogue != GEMM_EPI_NONE ? host_alloc((size_t)n * 4, prog, step->dtypes, shape)
+                                               : NULL;
     gemm_fill_random(a, a_count, o->seed * 3 + 0, t);
     gemm_fill_random(b, b_count, o->seed * 3 + 1, t);
     gemm_fill_random(c_in, c_count, o->seed * 3 + 2, GEMM_F32);
+    if (bias) gemm_fill_random(bias, (size_t)n, o->seed * 3 + 3, bias_t);
 
-    device_problem p = {.step = step};
-    p.args = (gemm_args){m, n, k, o->alpha, o->beta, t, NULL, NULL, NULL, "default", o->path, ""};
-    p.args.a = upload(a, a_count, t);
-    p.args.b = upload(b, b_count, t);
-    CUDA_OK(cudaMalloc((void **)&p.args.c, c_count * 4));
-    if (o->beta != 0.0f) {
+    device_problem p = {.step = step, .c_bytes = c_count * c_esize, .unfused = o->unfused};
+    p.args = (gemm_args){m, n, k, o->alpha, o->beta, t, NULL, NULL, NULL, "default", o->path, "",
+                         o->layout, o->out, o->epilogue, NULL};
+    p.args.a = upload_matrix(a, m, k, a_t, t);
+    p.args.b = upload_matrix(b, k, n, b_t, t);
+    if (bias) p.args.bias = upload_matrix(bias, 1, n, 0, bias_t);
+    CUDA_OK(cudaMalloc((void **)&p.args.c, p.c_bytes));
+    if (o->beta != 0.0f) { /* FP32 C only (a 16-bit C takes beta 0) */
         CUDA_OK(cudaMalloc((void **)&p.c_in, c_count * 4));
         CUDA_OK(cudaMemcpy(p.c_in, c_in, c_count * 4, cudaMemcpyHostToDevice));
     }
@@ -249,6 +377,10 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
                 CUBLAS_OK(cublasSetMathMode(*cublas, CUBLAS_TF32_TENSOR_OP_MATH));
         }
         p.cublas = *cublas;
+        if (is_linear(o)) {
+            if (!*lt) CUBLASLT_OK(cublasLtCreate(lt));
+            lt_setup(&p, *lt);
+        }
     }
 
     int status = 0;
@@ -261,14 +393,19 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
         double *mag = host_alloc(c_count * sizeof(double), prog, step->dtypes, shape);
         double t0 = omp_get_wtime();
         gemm_reference(m, n, k, o->alpha, a, b, o->beta, c_in, ref, mag);
+        gemm_apply_epilogue(m, n, bias, o->epilogue, ref, mag);
         ref_seconds = seconds_since(t0);
-        /* k products plus the scaling by alpha and the addition of beta*C. */
-        const double factor = gemm_error_factor((long long)k + 2, gemm_unit_roundoff(t));
-        verdict = gemm_verify(m, n, c_out, ref, mag, factor, NULL, 0);
+        /* k products plus the scaling by alpha and the addition of beta*C; with an epilogue, the
+         * bias and the activation's few roundings in float. A 16-bit C adds its own rounding. */
+        const long long ops = (long long)k + 2 + (o->epilogue != GEMM_EPI_NONE ? 4 : 0);
+        const double factor = gemm_error_factor(ops, gemm_unit_roundoff(t));
+        const double out_u = gemm_out_roundoff(o->out);
+        verdict = gemm_verify_rounded(m, n, c_out, ref, mag, factor, out_u, NULL, 0);
         /* A product far above FP32 accumulation's error (reduced-precision inputs such as TF32)
-         * can stay inside the per-element bound: its RMS error must also stay near u. */
+         * can stay inside the per-element bound: its RMS error must also stay near u. A 16-bit C's
+         * own rounding is far larger than that limit: there the check does not apply. */
         const double rms_limit = gemm_rms_limit(k, gemm_unit_roundoff(t));
-        const double rms = (size_t)m * n >= GEMM_RMS_MIN_ELEMENTS
+        const double rms = (size_t)m * n >= GEMM_RMS_MIN_ELEMENTS && o->out == GEMM_OUT_F32
                                ? gemm_rms_error(m, n, c_out, ref, mag) : 0.0;
         if (!verdict.failed && rms > rms_limit) {
             fprintf(stderr, "FAIL %s %s %dx%dx%d: RMS error %.3g u above the FP32-accumulation limit "
@@ -281,14 +418,14 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
             fprintf(stderr, "FAIL %s %s %dx%dx%d alpha=%g beta=%g path=%s: %lld of %zu elements wrong (%lld NaN/Inf)\n",
                     step->name, gemm_dtype_name(t), m, n, k, o->alpha, o->beta, p.args.path, verdict.failed,
                     c_count, verdict.nonfinite);
-            gemm_verify(m, n, c_out, ref, mag, factor, stderr, 5);
+            gemm_verify_rounded(m, n, c_out, ref, mag, factor, out_u, stderr, 5);
             status = 1;
         }
         if (o->cublas) { /* the same check on cuBLAS guards the harness itself (layout, reference) */
             float *c_blas = host_alloc(c_count * 4, prog, step->dtypes, shape);
             run_once(&p, run_cublas, c_blas);
-            gemm_verdict vb = gemm_verify(m, n, c_blas, ref, mag, factor, stderr, 3);
-            if (!vb.failed && (size_t)m * n >= GEMM_RMS_MIN_ELEMENTS &&
+            gemm_verdict vb = gemm_verify_rounded(m, n, c_blas, ref, mag, factor, out_u, stderr, 3);
+            if (!vb.failed && (size_t)m * n >= GEMM_RMS_MIN_ELEMENTS && o->out == GEMM_OUT_F32 &&
                 gemm_rms_error(m, n, c_blas, ref, mag) > rms_limit)
                 vb.failed = 1; /* e.g. a baseline in TF32 math mode */
             if (vb.failed) {
@@ -331,6 +468,7 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     } else {
         printf("%s  %s  M=%d N=%d K=%d  alpha=%g beta=%g  path=%s  (%s)\n", step->name, gemm_dtype_name(t),
                m, n, k, o->alpha, o->beta, p.args.path, prop->name);
+        if (is_linear(o)) printf("  linear  %s\n", gemm_linear_name(o->layout, o->out, o->epilogue));
         if (step->plan) printf("  kernel  %s\n", p.args.kernel);
         printf("  config  %s; kernel code %s\n", step->config, code);
         if (timed)
@@ -351,6 +489,9 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     CUDA_OK(cudaFree(p.args.c));
     CUDA_OK(cudaFree(p.c_in));
     CUDA_OK(cudaFree(p.flush));
+    CUDA_OK(cudaFree((void *)p.args.bias));
+    lt_teardown(&p);
+    free(bias);
     free(a);
     free(b);
     free(c_in);
@@ -397,7 +538,8 @@ static int print_plans(const gemm_step *step, const gemm_options *o) {
     for (int i = 0; i < o->nshapes; i++) {
         const int *s = o->shapes[i];
         gemm_args a = {s[0], s[1], s[2], o->alpha, o->beta, o->dtype, ALIGNED_PTR, ALIGNED_PTR,
-                       ALIGNED_PTR, "default", o->path, ""};
+                       ALIGNED_PTR, "default", o->path, "", o->layout, o->out, o->epilogue,
+                       o->epilogue != GEMM_EPI_NONE ? ALIGNED_PTR : NULL};
         if (step->plan(&a, o->sms ? o->sms : 132)) {
             printf("%dx%dx%d refused: %s\n", s[0], s[1], s[2], a.kernel);
             status = 2;
@@ -485,12 +627,14 @@ int gemm_main(int argc, char **argv, const gemm_step *step) {
 
     if (o.csv) fputs(csv_header, stdout);
     cublasHandle_t cublas = NULL;
+    cublasLtHandle_t lt = NULL;
     int status = 0;
     for (int i = 0; i < o.nshapes; i++) {
-        rc = run_shape(step, &o, o.shapes[i], prog, &prop, code, &cublas);
+        rc = run_shape(step, &o, o.shapes[i], prog, &prop, code, &cublas, &lt);
         if (rc == 2) return 2;
         if (rc) status = 1;
     }
     if (cublas) CUBLAS_OK(cublasDestroy(cublas));
+    if (lt) CUBLASLT_OK(cublasLtDestroy(lt));
     return status;
 }

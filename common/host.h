@@ -41,6 +41,7 @@ typedef struct {
     gemm_layout layout;     /* --layout NN|NT|TN|TT (default NN) */
     gemm_out out;           /* --out f32|bf16|fp16 (default f32) */
     gemm_epilogue epilogue; /* --epilogue none|bias|bias_gelu|bias_silu (default none) */
+    int unfused;            /* --unfused: the baseline's activation as a kernel of its own */
 } gemm_options;
 
 /* Fills *o from argv. Returns 0, or 2 with a one-line reason in err.
@@ -51,6 +52,8 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes);
 const char *gemm_dtype_name(gemm_dtype t);
 /* 0, or 2 with a one-line reason in err: a --layout, --out or --epilogue of o that the step does
  * not take (its gemm_step.layouts, outs and epilogues; 0: the defaults only). */
+/* "layout=NT out=bf16 epilogue=bias_gelu": the options as a run prints them (a static buffer) */
+const char *gemm_linear_name(gemm_layout layout, gemm_out out, gemm_epilogue epilogue);
 int gemm_check_options(const gemm_options *o, unsigned layouts, unsigned outs, unsigned epilogues,
                        char *err, size_t errlen);
 
@@ -63,6 +66,7 @@ void gemm_fill_random(float *x, size_t count, unsigned long long seed, gemm_dtyp
 uint16_t gemm_float_to_half(float f);
 uint16_t gemm_float_to_bf16(float f);
 float gemm_half_to_float(uint16_t h);
+float gemm_bf16_to_float(uint16_t h);
 float gemm_round_to(float f, gemm_dtype t);
 
 /* Unit roundoff of the accumulation (2^-24 for FP32 FFMA; 2^-23 on tensor

@@ -102,11 +102,26 @@ def result_row(r, env, run):
     return row
 
 
+def linear_flags(args, dtype):
+    """--linear E: the linear layer x W^T (layout NT), C in the inputs' type, epilogue E; the rows
+    are recorded as run 'linear:E' ('linear-unfused:E' with --unfused, whose cuBLASLt baseline
+    applies the activation in a kernel of its own)."""
+    if not args.linear:
+        return []
+    return ["--layout", "NT", "--out", dtype, "--epilogue", args.linear] + (["--unfused"] if args.unfused else [])
+
+
+def run_name(args):
+    if args.linear:
+        return f"linear{'-unfused' if args.unfused else ''}:{args.linear}"
+    return f"path:{args.path}" if args.path else args.run
+
+
 def run_batches(args, steps, env, rows):
     """The shape set, BATCH shapes per process (one cuBLAS handle, one CUDA context): those small
     enough for the float64 check (--check-up-to) verified, the others timed only."""
     import shape_set
-    shapes = shape_set.generated() + shape_set.model()
+    shapes = (shape_set.generated() if args.shape_set == "all" else []) + shape_set.model()
     checked = lambda s: not args.no_check and s[0] * s[1] * s[2] <= (args.check_up_to or 0) ** 3
     groups = [[s for s in shapes if checked(s)], [s for s in shapes if not checked(s)]]
     status = 0
@@ -116,7 +131,8 @@ def run_batches(args, steps, env, rows):
                 for i in range(0, len(group), BATCH):
                     batch = group[i:i + BATCH]
                     cmd = [os.path.join(ROOT, step, "gemm"), "--shapes", ",".join("x".join(map(str, s)) for s in batch),
-                           "--cublas", "--csv", "--dtype", dtype] + ([] if verify else ["--no-check"])
+                           "--cublas", "--csv", "--dtype", dtype] + ([] if verify else ["--no-check"]) \
+                        + linear_flags(args, dtype)
                     p = subprocess.run(cmd, capture_output=True, text=True)
                     got = list(csv.DictReader(io.StringIO(p.stdout)))
                     if p.returncode != 0:
@@ -124,7 +140,7 @@ def run_batches(args, steps, env, rows):
                               + " | ".join(p.stderr.strip().splitlines()[:3]), flush=True)
                         status = 1
                     for r in got:
-                        row = result_row(r, env, args.run)
+                        row = result_row(r, env, run_name(args))
                         rows[key(row)] = row
                     print(f"{step:<20} {dtype:<5} {len(got)} of {len(batch)} shapes recorded "
                           f"({'verified' if verify else 'timed only'})", flush=True)
@@ -142,8 +158,14 @@ def main():
     ap.add_argument("--run", choices=["bench", "sweep", "shapes"], default="bench", help="what the rows are recorded as")
     ap.add_argument("--path", default="", help="force this path of a step that chooses by shape; recorded as run "
                     "'path:NAME'")
-    ap.add_argument("--shape-set", action="store_true",
-                    help="the generated and model shapes of scripts/shape_set.py, many per process")
+    ap.add_argument("--shape-set", nargs="?", const="all", choices=["all", "model"],
+                    help="the generated and model shapes of scripts/shape_set.py, many per process "
+                    "('model': the model shapes only)")
+    ap.add_argument("--linear", choices=["none", "bias", "bias_gelu", "bias_silu"],
+                    help="the linear layer x W^T (--layout NT), C in the inputs' type, this epilogue, "
+                    "against cuBLASLt; recorded as run 'linear:EPILOGUE'")
+    ap.add_argument("--unfused", action="store_true",
+                    help="with --linear: cuBLASLt's baseline applies the activation in a kernel of its own")
     ap.add_argument("--no-check", action="store_true", help="skip verification (it costs a CPU reference per run)")
     ap.add_argument("--check-up-to", type=int, default=0, metavar="N",
                     help="verify only shapes with M*N*K <= N^3 (the float64 reference of 8192^3 takes ~40 s)")
@@ -179,6 +201,7 @@ def main():
         for step in steps:
             for dtype in stepinfo.step_dtypes(ROOT, step):
                 cmd = [os.path.join(ROOT, step, "gemm"), str(m), str(n), str(k), "--cublas", "--csv", "--dtype", dtype]
+                cmd += linear_flags(args, dtype)
                 if args.path:
                     cmd += ["--path", args.path]
                 if args.no_check or (args.check_up_to and m * n * k > args.check_up_to ** 3):
@@ -194,7 +217,7 @@ def main():
                     status = 1
                     continue
                 r = got[0]
-                row = result_row(r, env, f"path:{args.path}" if args.path else args.run)
+                row = result_row(r, env, run_name(args))
                 rows[key(row)] = row
                 g = float(r["gflops"])
                 speedup = f"{g / prev[dtype]:7.2f}x" if dtype in prev and prev[dtype] > 0 else f"{'':>8}"

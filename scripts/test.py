@@ -275,6 +275,75 @@ SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136
 # K alone not a multiple of 8 (step 20 copies A, not B).
 
 
+# The linear layer's options (--layout, --out, --epilogue): odd shapes (the CUDA-core kernel), M = 1,
+# N = 1, K below a tile, and shapes with rows of 16-byte units and partial tiles that take the tile
+# kernels, swapped (M <= 32) or not; 2056x520x64 has more tiles than SMs.
+LINEAR_SHAPES = ("1x1x1,1x64x64,64x1x64,7x40x72,33x7x129,130x64x17,136x264x72,24x200x64,40x136x128,"
+                 "257x264x136,1x4096x64,2056x520x64")
+LINEAR_SANITIZER_SHAPES = "1x1x1,1x64x64,7x40x72,33x7x129,136x264x72,24x200x64,40x136x128,257x264x136"
+LINEAR_PATHS = {"tma_n256": "x256 ", "tma_n128": "x128 ", "swap": "swap=1", "fallback": "kernel=fallback"}
+
+
+def linear_words(layout, out, epilogue):
+    """The words a linear-layer run adds to its kernel description (plan.h's describe_linear)."""
+    return ((["a=mmajor"] if layout[0] == "T" else []) + (["b=kmajor"] if layout[1] == "T" else [])
+            + ([f"out={out}"] if out != "f32" else []) + ([f"epilogue={epilogue}"] if epilogue != "none" else []))
+
+
+def linear_tests(step, exe):
+    """A step that takes --layout, --out and --epilogue: every combination verifies on the linear
+    shapes (and so does cuBLASLt, the baseline, on each); the kernel that ran carries the options'
+    words; A stored M x K with rows of 16-byte units runs a tile kernel, anything else the CUDA-core
+    kernel; each forced path launches its kernel; compute-sanitizer finds nothing."""
+    if run([exe, "--plan", "--layout", "NT", "--shapes", "64x64x64"]).returncode != 0:
+        return
+    shapes = LINEAR_SHAPES.split(",")
+    for dtype in stepinfo.step_dtypes(ROOT, step):
+        for layout, out, epilogue in itertools.product(("NN", "NT", "TN", "TT"), ("f32", dtype),
+                                                       ("none", "bias", "bias_gelu", "bias_silu")):
+            if (layout, out, epilogue) == ("NN", "f32", "none"):
+                continue  # the default: the tests above
+            p = run([exe, "--shapes", LINEAR_SHAPES, "--reps", "0", "--dtype", dtype, "--csv", "--cublas",
+                     "--layout", layout, "--out", out, "--epilogue", epilogue])
+            rows = list(csv.DictReader(io.StringIO(p.stdout)))
+            words = linear_words(layout, out, epilogue)
+            c_unit = 4 if out == "f32" else 8
+            wrong = []
+            for r in rows:
+                m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
+                tiles = layout[0] == "N" and k % 8 == 0 and (layout[1] == "T" or n % 8 == 0)
+                kernel = r["kernel"].split()
+                if (r["check"] != "pass" or any(w not in kernel for w in words)
+                        or ("kernel=fallback" in kernel) == tiles):
+                    wrong.append(f"{m}x{n}x{k}: {r['check']} {r['path']} ({r['kernel']})")
+            record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
+                   f"{step}: {dtype}: --layout {layout} --out {out} --epilogue {epilogue}: the linear shapes "
+                   f"verify (cuBLASLt too), on the tile kernels where A is M x K in 16-byte rows",
+                   tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
+    aligned = [s for s in shapes if int(s.split("x")[2]) % 8 == 0]
+    for path, word in LINEAR_PATHS.items():
+        flags = ["--layout", "NT", "--out", "bf16", "--epilogue", "bias_gelu", "--path", path]
+        p = run([exe, "--shapes", ",".join(aligned), "--reps", "0", "--dtype", "bf16", "--csv"] + flags)
+        rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['kernel']}" for r in rows
+                 if r["check"] != "pass" or word not in r["kernel"] + " " or "b=kmajor" not in r["kernel"]]
+        record(p.returncode == 0 and len(rows) == len(aligned) and not wrong,
+               f"{step}: x W^T, bf16 out, bias_gelu: --path {path} verifies and launches its kernel ({word.strip()})",
+               tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else ""))
+        small = ",".join(s for s in LINEAR_SANITIZER_SHAPES.split(",")
+                         if path == "fallback" or int(s.split("x")[2]) % 8 == 0)
+        for tool in ("memcheck", "racecheck"):
+            p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes", small,
+                     "--reps", "0", "--dtype", "bf16"] + flags)
+            record(p.returncode == 0, f"{step}: x W^T, bf16 out, bias_gelu: --path {path}: compute-sanitizer {tool}",
+                   tail(p.stdout + p.stderr))
+    p = run(["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", exe, "--shapes",
+             LINEAR_SANITIZER_SHAPES, "--reps", "0", "--dtype", "fp16", "--layout", "NN", "--out", "f32",
+             "--epilogue", "bias_silu", "--beta", "0.5"])
+    record(p.returncode == 0, f"{step}: NN, FP32 out, beta 0.5, bias_silu: compute-sanitizer memcheck",
+           tail(p.stdout + p.stderr))
+
+
 def gpu_present():
     if not shutil.which("nvidia-smi"):
         return False, "nvidia-smi not found"
@@ -516,6 +585,7 @@ def gpu_tests():
                     record(p.returncode == 0, f"{step}: {dtype}: compute-sanitizer {tool}, beta {beta}, small odd shapes",
                            tail(p.stdout + p.stderr))
         path_tests(step, exe)
+        linear_tests(step, exe)
         p = run([exe, "--shapes", LIMIT_SHAPES, "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0, f"{step}: the largest shapes the parser accepts run and verify ({LIMIT_SHAPES})",
                tail(p.stdout + p.stderr))

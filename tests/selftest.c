@@ -298,6 +298,11 @@ static void test_cli(void) {
            "a step that writes bf16 refuses --out fp16", "rc %d, '%s'", rc, err);
     rc = gemm_check_options(&o, GEMM_TN, GEMM_OUT_F16, GEMM_EPI_BIAS_SILU, err, sizeof err);
     report(rc == 0, "a step that takes them accepts them", "rc %d, '%s'", rc, err);
+    o.beta = 0.5f; /* a 16-bit C is never read: beta must be 0 */
+    rc = gemm_check_options(&o, GEMM_TN, GEMM_OUT_F16, GEMM_EPI_BIAS_SILU, err, sizeof err);
+    report(rc == 2 && !strcmp(err, "--beta 0.5 with --out fp16: a 16-bit C is written, never read "
+                                   "(beta must be 0)"),
+           "--beta with a 16-bit C is refused", "rc %d, '%s'", rc, err);
 }
 
 static void test_epilogue(void) {
