@@ -42,11 +42,13 @@ BINS        := $(addsuffix /gemm,$(STEPS))
 HOST_OBJS   := build/common/cli.o build/common/check.o build/common/npy.o
 COMMON_OBJS := $(HOST_OBJS) build/common/harness.o build/common/baseline.o
 
-# N=5 or N=05 -> the directory 05_*; PREV is the step before it.
+# N=5 or N=05 -> the directory 05_*; PREV is the step before it, or the one its gemm.cu names
+# in its header ("BUILDS_ON: 13_tma_store": a step that starts again from an earlier kernel).
 NUM  = $(shell echo '$(N)' | grep -xE '[0-9]{1,3}')
 NN   = $(if $(NUM),$(shell printf '%02d' `expr $(NUM) + 0`),none)
 STEP = $(patsubst %/gemm.cu,%,$(firstword $(wildcard $(NN)_*/gemm.cu)))
-PREV = $(if $(NUM),$(patsubst %/gemm.cu,%,$(firstword $(wildcard $(shell printf '%02d' `expr $(NUM) - 1`)_*/gemm.cu))))
+BUILDS_ON = $(if $(STEP),$(shell sed -n 's/.*BUILDS_ON: *\([0-9][0-9]_[a-z0-9_]*\).*/\1/p' $(STEP)/gemm.cu))
+PREV = $(if $(NUM),$(or $(BUILDS_ON),$(patsubst %/gemm.cu,%,$(firstword $(wildcard $(shell printf '%02d' `expr $(NUM) - 1`)_*/gemm.cu)))))
 
 .SECONDARY: $(COMMON_OBJS) $(patsubst %,build/config/%.txt,$(STEPS))
 .PHONY: FORCE all help step run diff test bench readme figures autotune plot sweep shapes profile sass clean

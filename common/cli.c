@@ -299,6 +299,10 @@ int gemm_check_options(const gemm_options *o, unsigned layouts, unsigned outs, u
         return fail(err, errlen, "--epilogue %s: this step takes %s",
                     EPILOGUE_NAMES[bit(o->epilogue)],
                     flag_names(epilogues, EPILOGUE_NAMES, 4, taken, sizeof taken));
+    if ((o->out == GEMM_OUT_BF16 && o->dtype != GEMM_BF16) ||
+        (o->out == GEMM_OUT_F16 && o->dtype != GEMM_F16))
+        return fail(err, errlen, "--out %s with --dtype %s: a 16-bit C has the inputs' type",
+                    OUT_NAMES[bit(o->out)], gemm_dtype_name(o->dtype));
     if (o->out != GEMM_OUT_F32 && o->beta != 0.0f)
         return fail(err, errlen, "--beta %g with --out %s: a 16-bit C is written, never read "
                     "(beta must be 0)", o->beta, OUT_NAMES[bit(o->out)]);

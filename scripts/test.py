@@ -92,7 +92,16 @@ BAD_USAGE = [["--bogus"], ["0", "5", "5"], ["-3"], ["12x"], ["1", "2", "3", "4"]
              ["99999999999"], ["--alpha", "inf"], ["--path", "bogus"], ["--sms", "0"], ["--sms", "64"],
              ["1", "2147483647", "1"], ["2147483647", "1", "1"], ["1", "1073741825", "1"],
              ["1", "1", "1048577"], ["65536", "1", "32768"],
-             ["--layout", "NT"], ["--out", "bf16"], ["--epilogue", "bias_gelu"], ["--layout", "XY"]]
+             ["--layout", "XY"], ["--out", "f64"]]
+# Refused by a step that does not take the linear layer's options, in one line naming what it takes;
+# a step that takes them refuses the combinations that cannot be.
+NO_LINEAR_USAGE = [["--layout", "NT"], ["--out", "bf16"], ["--epilogue", "bias_gelu"]]
+LINEAR_USAGE = [["--dtype", "bf16", "--out", "fp16"], ["--dtype", "bf16", "--out", "bf16", "--beta", "1"]]
+
+
+def takes_linear(step):
+    """Whether the step's gemm_step lists the linear layer's options (x W^T: GEMM_NT)."""
+    return "GEMM_NT" in open(os.path.join(step, "gemm.cu")).read()
 # The largest shapes the parser accepts along each dimension (M, N at most 2^30, K at most 2^20; each matrix
 # below 2^31 elements): every step must run and verify them (GPU tests).
 LIMIT_SHAPES = "1073741824x1x1,1x1073741824x1,1x1x1048576"
@@ -102,7 +111,7 @@ def cli_tests(have_gpu):
     print("== command line of every step (CPU)", flush=True)
     for step in STEPS:
         exe = os.path.join(step, "gemm")
-        for args in BAD_USAGE:
+        for args in BAD_USAGE + (LINEAR_USAGE if takes_linear(step) else NO_LINEAR_USAGE):
             p = run([exe] + args, timeout=60)
             lines = p.stderr.splitlines()
             # exactly one line of message, then the usage text from its first line on
@@ -294,8 +303,9 @@ def linear_tests(step, exe):
     """A step that takes --layout, --out and --epilogue: every combination verifies on the linear
     shapes (and so does cuBLASLt, the baseline, on each); the kernel that ran carries the options'
     words; A stored M x K with rows of 16-byte units runs a tile kernel, anything else the CUDA-core
-    kernel; each forced path launches its kernel; compute-sanitizer finds nothing."""
-    if run([exe, "--plan", "--layout", "NT", "--shapes", "64x64x64"]).returncode != 0:
+    kernel; each forced path (a step with paths) launches its kernel; compute-sanitizer finds
+    nothing."""
+    if not takes_linear(step):
         return
     shapes = LINEAR_SHAPES.split(",")
     for dtype in stepinfo.step_dtypes(ROOT, step):
@@ -307,11 +317,10 @@ def linear_tests(step, exe):
                      "--layout", layout, "--out", out, "--epilogue", epilogue])
             rows = list(csv.DictReader(io.StringIO(p.stdout)))
             words = linear_words(layout, out, epilogue)
-            c_unit = 4 if out == "f32" else 8
             wrong = []
             for r in rows:
                 m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
-                tiles = layout[0] == "N" and k % 8 == 0 and (layout[1] == "T" or n % 8 == 0)
+                tiles = layout[0] == "N" and k % 8 == 0 and n % 8 == 0
                 kernel = r["kernel"].split()
                 if (r["check"] != "pass" or any(w not in kernel for w in words)
                         or ("kernel=fallback" in kernel) == tiles):
@@ -321,7 +330,7 @@ def linear_tests(step, exe):
                    f"verify (cuBLASLt too), on the tile kernels where A is M x K in 16-byte rows",
                    tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
     aligned = [s for s in shapes if int(s.split("x")[2]) % 8 == 0]
-    for path, word in LINEAR_PATHS.items():
+    for path, word in LINEAR_PATHS.items() if step_paths(step) else ():
         flags = ["--layout", "NT", "--out", "bf16", "--epilogue", "bias_gelu", "--path", path]
         p = run([exe, "--shapes", ",".join(aligned), "--reps", "0", "--dtype", "bf16", "--csv"] + flags)
         rows = list(csv.DictReader(io.StringIO(p.stdout)))
@@ -337,6 +346,12 @@ def linear_tests(step, exe):
                      "--reps", "0", "--dtype", "bf16"] + flags)
             record(p.returncode == 0, f"{step}: x W^T, bf16 out, bias_gelu: --path {path}: compute-sanitizer {tool}",
                    tail(p.stdout + p.stderr))
+    for tool in ("memcheck", "racecheck"):  # the tile kernel and the CUDA-core kernel, as each shape takes
+        p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes",
+                 LINEAR_SANITIZER_SHAPES, "--reps", "0", "--dtype", "bf16", "--layout", "NT", "--out", "bf16",
+                 "--epilogue", "bias_gelu"])
+        record(p.returncode == 0, f"{step}: x W^T, bf16 out, bias_gelu: compute-sanitizer {tool}",
+               tail(p.stdout + p.stderr))
     p = run(["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", exe, "--shapes",
              LINEAR_SANITIZER_SHAPES, "--reps", "0", "--dtype", "fp16", "--layout", "NN", "--out", "f32",
              "--epilogue", "bias_silu", "--beta", "0.5"])

@@ -303,6 +303,11 @@ static void test_cli(void) {
     report(rc == 2 && !strcmp(err, "--beta 0.5 with --out fp16: a 16-bit C is written, never read "
                                    "(beta must be 0)"),
            "--beta with a 16-bit C is refused", "rc %d, '%s'", rc, err);
+    o.beta = 0.0f; /* a 16-bit C has the inputs' type */
+    o.dtype = GEMM_BF16;
+    rc = gemm_check_options(&o, GEMM_TN, GEMM_OUT_F16, GEMM_EPI_BIAS_SILU, err, sizeof err);
+    report(rc == 2 && !strcmp(err, "--out fp16 with --dtype bf16: a 16-bit C has the inputs' type"),
+           "--out fp16 with bf16 inputs is refused", "rc %d, '%s'", rc, err);
 }
 
 static void test_epilogue(void) {
