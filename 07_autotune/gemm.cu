@@ -94,7 +94,8 @@ __global__ void __launch_bounds__(THREADS)
     /* As is transposed, As[k][m], rows padded by 4 floats. A transposed store's lanes write
      * As[4c + e][r] (c: the lane's float4 along K, r: its row), banks 16 c + 4 e + r mod 32 when
      * BM is a multiple of 32: conflict-free while a warp spans two values of c (BK = 8, the
-     * default here), 2-way at BK = 16 and 4-way at BK = 32. The padding depends on BK. */
+     * default here), 2-way at BK = 16 and 4-way at BK = 32. The padding depends on BK: at
+     * BK = 32 no multiple of 4 floats (float4 reads need one) helps; a swizzle would (Tried). */
     __shared__ __align__(16) float As[BK][BM + 4];
     __shared__ __align__(16) float Bs[BK][BN];
     /* Tiles are numbered down the columns of C, one block each: neighbouring blocks
