@@ -11,6 +11,7 @@ A table sits between two markers, <!-- NAME:begin --> and <!-- NAME:end -->:
   sizes   results/README.md: make bench rows at sizes other than 4096^3
   sweep   results/README.md: make sweep, GFLOPS against square size
   shapes  results/README.md: make shapes, small M and small N
+  linear, linear_shapes  a step's README.md: bench.py --linear, against cuBLASLt
 """
 import glob
 import math
@@ -278,6 +279,33 @@ def shapeset_table(rows):
     return "\n".join(out) + "\n\n" + provenance(sets["generated"] + sets["model"])
 
 
+EPILOGUES = ["none", "bias", "bias_gelu", "bias_silu"]
+
+
+def linear_table(rows, step, square):
+    """bench.py --linear E: the step's x W^T (C in the inputs' type, epilogue E) against cuBLASLt
+    with the same layout, C type and epilogue (fused where cuBLASLt has it; SiLU and the
+    'unfused' rows as its bias GEMM and a separate kernel). square: the 4096^3 and 8192^3 rows;
+    else the other shapes."""
+    rows = [r for r in rows if r["run"].startswith("linear") and r["step"] == step
+            and (r["m"] == r["n"] == r["k"]) == square]
+    if not rows:
+        return "No recorded results yet: run `scripts/bench.py --linear EPILOGUE` on a GPU.\n"
+
+    def order(r):
+        run, _, epi = r["run"].partition(":")
+        return (r["gpu"], size_key(r), r["dtype"], EPILOGUES.index(epi), run)
+    out = ["| M x N x K | dtype | epilogue | GFLOPS | cuBLASLt GFLOPS | % of cuBLASLt | cuBLASLt's epilogue |",
+           "|---|---|---|---:|---:|---:|---|"]
+    for r in sorted(rows, key=order):
+        run, _, epi = r["run"].partition(":")
+        how = ("none" if epi == "none" else
+               "bias GEMM, then a separate kernel" if run == "linear-unfused" or epi == "bias_silu" else "fused")
+        out.append(f"| {r['m']}x{r['n']}x{r['k']} | {r['dtype']} | {epi} | {fmt(r['gflops'])} | "
+                   f"{fmt(r['cublas_gflops'])} | {100 * float(r['ratio']):.1f}% | {how} |")
+    return "\n".join(out) + "\n\n" + provenance(rows)
+
+
 def rewrite(text, name, body):
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     if begin not in text or end not in text:
@@ -300,7 +328,8 @@ def main():
     for p in sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md"))):
         step = os.path.basename(os.path.dirname(p))
         pages[p] = {"results": step_table(rows, step), "dispatch": dispatch_table(rows, step),
-                    "widths": widths_table(rows, step)}
+                    "widths": widths_table(rows, step), "linear": linear_table(rows, step, True),
+                    "linear_shapes": linear_table(rows, step, False)}
     stale = []
     for path, tables in pages.items():
         if not os.path.exists(path):
