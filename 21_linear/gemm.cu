@@ -66,8 +66,9 @@ static_assert(BK * 2 == 128,
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
               "every tile starts on 1024 bytes: the 128-byte swizzle pattern repeats every 8 rows "
               "of 128 bytes");
-static_assert(BM <= 256 && BK <= 256,
-              "a TMA box is at most 256 elements along each dimension (A's box is BK x BM)");
+static_assert(BM <= 256 && BN <= 256 && BK <= 256,
+              "a TMA box is at most 256 elements along each dimension (A's box is BK x BM, a "
+              "K-major B's BK x BN)");
 static_assert(STAGE_BYTES < (1 << 20),
               "an mbarrier's transaction count holds less than 2^20 bytes per phase");
 static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
@@ -94,7 +95,8 @@ static __device__ __forceinline__ void add_beta_c(const float *C, int M, int N, 
     if (col + 1 < N) v.y += beta * C[(size_t)row * N + col + 1];
 }
 
-/* The linear layer's activation, in FP32 registers (GELU in its tanh form, as cuBLASLt's). */
+/* The linear layer's activation, in FP32 registers (GELU in its tanh form: cuBLASLt's GELU_BIAS
+ * matches it, not the erf form). */
 static __device__ __forceinline__ float activation(gemm_epilogue epilogue, float x) {
     if (epilogue == GEMM_EPI_BIAS_GELU)
         return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
