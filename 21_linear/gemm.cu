@@ -41,8 +41,8 @@
         BK) " STAGES=" GEMM_STR(STAGES) " GROUP_M=" GEMM_STR(GROUP_M) " OUT_STAGES=" GEMM_STR(    \
         OUT_STAGES) " (64 rows x 128 bytes each)"
 #define WGMMA_K 16
-/* A row-major B arrives as BN / 64 boxes of 64 columns (128 bytes) x BK rows; a K-major B (W,
- * stored N x K) as one box of BK x BN rows, as A */
+/* A row-major B arrives as BN / 64 boxes of 64 columns x BK rows, since a box row is one 128-byte
+ * swizzle row; a K-major B (W, stored N x K) has BK = 64 columns already: one box of BN rows */
 #define B_ATOMS (BN / 64)
 #define A_TILE_BYTES (BM * BK * 2)
 #define B_TILE_BYTES (BK * BN * 2)
@@ -300,7 +300,8 @@ __global__ void __launch_bounds__(1024)
     float acc = 0.0f;
     for (int k0 = 0; k0 < K; k0 += 32) {
         const int ar = row, ac = k0 + threadIdx.x, br = k0 + threadIdx.y, bc = col;
-        /* (row, k) of A and (k, col) of B, each read where its layout stores it */
+        /* (row, k) of A and (k, col) of B where their layouts store them: a transposed operand is
+         * read with a stride, uncoalesced; this kernel is for the shapes and layouts, not speed */
         const size_t a_at = a_t ? (size_t)ac * M + ar : (size_t)ar * K + ac;
         const size_t b_at = b_t ? (size_t)bc * K + br : (size_t)br * N + bc;
         As[threadIdx.y][threadIdx.x] = ar < M && ac < K ? static_cast<float>(A[a_at]) : 0.0f;
