@@ -21,6 +21,7 @@
         }                                                                                      \
     } while (0)
 
+/* cuBLAS and cuBLASLt calls alike (one status type) */
 #define CUBLAS_OK(call)                                                                        \
     do {                                                                                       \
         cublasStatus_t s_ = (call);                                                            \
@@ -33,16 +34,6 @@
 
 /* baseline.cu: the activation over C in place, as a kernel after cuBLASLt's bias GEMM */
 cudaError_t gemm_activation_kernel(void *c, size_t count, gemm_out out, gemm_epilogue epilogue);
-
-#define CUBLASLT_OK(call)                                                                      \
-    do {                                                                                       \
-        cublasStatus_t s_ = (call);                                                            \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                     \
-            fprintf(stderr, "error: cuBLASLt: %s (%s at %s:%d)\n", cublasGetStatusString(s_),  \
-                    #call, __FILE__, __LINE__);                                                \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
 
 /* A plan is made before the buffers exist; cudaMalloc's are aligned to 256 bytes, as this is. */
 #define ALIGNED_PTR ((float *)256)
@@ -90,32 +81,32 @@ static void lt_setup(device_problem *p, cublasLtHandle_t lt) {
     const int b_t = (a->layout & (GEMM_NT | GEMM_TT)) != 0, a_t = (a->layout & (GEMM_TN | GEMM_TT)) != 0;
     const cublasOperation_t op_b = b_t ? CUBLAS_OP_T : CUBLAS_OP_N, op_a = a_t ? CUBLAS_OP_T : CUBLAS_OP_N;
     p->lt = lt;
-    CUBLASLT_OK(cublasLtMatmulDescCreate(&p->lt_op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    CUBLASLT_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b));
-    CUBLASLT_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a));
+    CUBLAS_OK(cublasLtMatmulDescCreate(&p->lt_op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a));
     if (a->epilogue != GEMM_EPI_NONE) {
         const cublasLtEpilogue_t e = a->epilogue == GEMM_EPI_BIAS_GELU && !p->unfused
                                          ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
-        CUBLASLT_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof e));
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof e));
         /* the bias in C's type, cuBLASLt's default for it */
-        CUBLASLT_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a->bias,
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(p->lt_op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &a->bias,
                                                    sizeof a->bias));
     }
-    CUBLASLT_OK(cublasLtMatrixLayoutCreate(&p->lt_a, in, b_t ? a->k : a->n, b_t ? a->n : a->k,
+    CUBLAS_OK(cublasLtMatrixLayoutCreate(&p->lt_a, in, b_t ? a->k : a->n, b_t ? a->n : a->k,
                                            b_t ? a->k : a->n));
-    CUBLASLT_OK(cublasLtMatrixLayoutCreate(&p->lt_b, in, a_t ? a->m : a->k, a_t ? a->k : a->m,
+    CUBLAS_OK(cublasLtMatrixLayoutCreate(&p->lt_b, in, a_t ? a->m : a->k, a_t ? a->k : a->m,
                                            a_t ? a->m : a->k));
-    CUBLASLT_OK(cublasLtMatrixLayoutCreate(&p->lt_c, out, a->n, a->m, a->n));
+    CUBLAS_OK(cublasLtMatrixLayoutCreate(&p->lt_c, out, a->n, a->m, a->n));
     cublasLtMatmulPreference_t pref;
     const size_t ws = LT_WORKSPACE_BYTES;
-    CUBLASLT_OK(cublasLtMatmulPreferenceCreate(&pref));
-    CUBLASLT_OK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+    CUBLAS_OK(cublasLtMatmulPreferenceCreate(&pref));
+    CUBLAS_OK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
                                                      sizeof ws));
     cublasLtMatmulHeuristicResult_t best;
     int found = 0;
-    CUBLASLT_OK(cublasLtMatmulAlgoGetHeuristic(lt, p->lt_op, p->lt_a, p->lt_b, p->lt_c, p->lt_c, pref, 1,
+    CUBLAS_OK(cublasLtMatmulAlgoGetHeuristic(lt, p->lt_op, p->lt_a, p->lt_b, p->lt_c, p->lt_c, pref, 1,
                                                &best, &found));
-    CUBLASLT_OK(cublasLtMatmulPreferenceDestroy(pref));
+    CUBLAS_OK(cublasLtMatmulPreferenceDestroy(pref));
     if (!found) {
         fprintf(stderr, "error: cuBLASLt has no algorithm for %dx%dx%d with these options\n", a->m,
                 a->n, a->k);
@@ -136,7 +127,7 @@ static void lt_teardown(device_problem *p) {
 
 static void run_lt(device_problem *p) {
     const gemm_args *a = &p->args;
-    CUBLASLT_OK(cublasLtMatmul(p->lt, p->lt_op, &a->alpha, a->b, p->lt_a, a->a, p->lt_b, &a->beta, a->c,
+    CUBLAS_OK(cublasLtMatmul(p->lt, p->lt_op, &a->alpha, a->b, p->lt_a, a->a, p->lt_b, &a->beta, a->c,
                                p->lt_c, a->c, p->lt_c, &p->lt_algo, p->lt_workspace, LT_WORKSPACE_BYTES,
                                0));
     if (a->epilogue == GEMM_EPI_BIAS_SILU || (a->epilogue == GEMM_EPI_BIAS_GELU && p->unfused))
@@ -378,7 +369,7 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
         }
         p.cublas = *cublas;
         if (is_linear(o)) {
-            if (!*lt) CUBLASLT_OK(cublasLtCreate(lt));
+            if (!*lt) CUBLAS_OK(cublasLtCreate(lt));
             lt_setup(&p, *lt);
         }
     }
@@ -639,6 +630,6 @@ int gemm_main(int argc, char **argv, const gemm_step *step) {
         if (rc) status = 1;
     }
     if (cublas) CUBLAS_OK(cublasDestroy(cublas));
-    if (lt) CUBLASLT_OK(cublasLtDestroy(lt));
+    if (lt) CUBLAS_OK(cublasLtDestroy(lt));
     return status;
 }
