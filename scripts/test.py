@@ -346,11 +346,14 @@ def linear_tests(step, exe):
                      "--reps", "0", "--dtype", "bf16"] + flags)
             record(p.returncode == 0, f"{step}: x W^T, bf16 out, bias_gelu: --path {path}: compute-sanitizer {tool}",
                    tail(p.stdout + p.stderr))
-    for tool in ("memcheck", "racecheck"):  # the tile kernel and the CUDA-core kernel, as each shape takes
+    # each layout (the tile kernel with B K-major or not, the CUDA-core kernel with either operand
+    # transposed), as each shape takes them; racecheck where the tile kernels run
+    for layout, tool in [(l, "memcheck") for l in ("NN", "NT", "TN", "TT")] + [("NN", "racecheck"),
+                                                                              ("NT", "racecheck")]:
         p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes",
-                 LINEAR_SANITIZER_SHAPES, "--reps", "0", "--dtype", "bf16", "--layout", "NT", "--out", "bf16",
+                 LINEAR_SANITIZER_SHAPES, "--reps", "0", "--dtype", "bf16", "--layout", layout, "--out", "bf16",
                  "--epilogue", "bias_gelu"])
-        record(p.returncode == 0, f"{step}: x W^T, bf16 out, bias_gelu: compute-sanitizer {tool}",
+        record(p.returncode == 0, f"{step}: --layout {layout}, bf16 out, bias_gelu: compute-sanitizer {tool}",
                tail(p.stdout + p.stderr))
     p = run(["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", exe, "--shapes",
              LINEAR_SANITIZER_SHAPES, "--reps", "0", "--dtype", "fp16", "--layout", "NN", "--out", "f32",
