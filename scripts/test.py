@@ -290,7 +290,6 @@ SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136
 LINEAR_SHAPES = ("1x1x1,1x64x64,64x1x64,7x40x72,33x7x129,130x64x17,136x264x72,24x200x64,40x136x128,"
                  "257x264x136,1x4096x64,2056x520x64")
 LINEAR_SANITIZER_SHAPES = "1x1x1,1x64x64,7x40x72,33x7x129,136x264x72,24x200x64,40x136x128,257x264x136"
-LINEAR_PATHS = {"tma_n256": "x256 ", "tma_n128": "x128 ", "swap": "swap=1", "fallback": "kernel=fallback"}
 
 
 def linear_words(layout, out, epilogue):
@@ -303,8 +302,7 @@ def linear_tests(step, exe):
     """A step that takes --layout, --out and --epilogue: every combination verifies on the linear
     shapes (and so does cuBLASLt, the baseline, on each); the kernel that ran carries the options'
     words; A stored M x K with rows of 16-byte units runs a tile kernel, anything else the CUDA-core
-    kernel; each forced path (a step with paths) launches its kernel; compute-sanitizer finds
-    nothing."""
+    kernel; compute-sanitizer finds nothing."""
     if not takes_linear(step):
         return
     shapes = LINEAR_SHAPES.split(",")
@@ -329,23 +327,6 @@ def linear_tests(step, exe):
                    f"{step}: {dtype}: --layout {layout} --out {out} --epilogue {epilogue}: the linear shapes "
                    f"verify (cuBLASLt too), on the tile kernels where A is M x K in 16-byte rows",
                    tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
-    aligned = [s for s in shapes if int(s.split("x")[2]) % 8 == 0]
-    for path, word in LINEAR_PATHS.items() if step_paths(step) else ():
-        flags = ["--layout", "NT", "--out", "bf16", "--epilogue", "bias_gelu", "--path", path]
-        p = run([exe, "--shapes", ",".join(aligned), "--reps", "0", "--dtype", "bf16", "--csv"] + flags)
-        rows = list(csv.DictReader(io.StringIO(p.stdout)))
-        wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['kernel']}" for r in rows
-                 if r["check"] != "pass" or word not in r["kernel"] + " " or "b=kmajor" not in r["kernel"]]
-        record(p.returncode == 0 and len(rows) == len(aligned) and not wrong,
-               f"{step}: x W^T, bf16 out, bias_gelu: --path {path} verifies and launches its kernel ({word.strip()})",
-               tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else ""))
-        small = ",".join(s for s in LINEAR_SANITIZER_SHAPES.split(",")
-                         if path == "fallback" or int(s.split("x")[2]) % 8 == 0)
-        for tool in ("memcheck", "racecheck"):
-            p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes", small,
-                     "--reps", "0", "--dtype", "bf16"] + flags)
-            record(p.returncode == 0, f"{step}: x W^T, bf16 out, bias_gelu: --path {path}: compute-sanitizer {tool}",
-                   tail(p.stdout + p.stderr))
     # each layout (the tile kernel with B K-major or not, the CUDA-core kernel with either operand
     # transposed), as each shape takes them; racecheck where the tile kernels run
     for layout, tool in [(l, "memcheck") for l in ("NN", "NT", "TN", "TT")] + [("NN", "racecheck"),
