@@ -104,6 +104,21 @@ static __device__ __forceinline__ float activation(gemm_epilogue epilogue, float
     return x;
 }
 
+/* The same, one activation per kernel (EPI a template parameter: the run-time choice inlined
+ * every activation into the unrolled epilogue, and the kernel outgrew the instruction cache).
+ * Where C is 16-bit, both go through the hardware's approximate exponential (ex2.approx, a few
+ * ulps): GELU as x sigmoid(2u), equal to 0.5 x (1 + tanh(u)) but without its cancellation for
+ * negative x, and SiLU as x sigmoid(x); __fdividef's 0 for an infinite denominator is the limit. */
+template <gemm_epilogue EPI, typename OutT>
+static __device__ __forceinline__ float activation_of(float x) {
+    if constexpr (EPI == GEMM_EPI_BIAS_GELU && !std::is_same_v<OutT, float>)
+        return __fdividef(x, 1.0f + __expf(-1.5957691216f * (x + 0.044715f * x * x * x)));
+    else if constexpr (EPI == GEMM_EPI_BIAS_SILU && !std::is_same_v<OutT, float>)
+        return __fdividef(x, 1.0f + __expf(-x));
+    else
+        return activation(EPI, x);
+}
+
 /* Two FP32 values as C's type, for one store: a float2, or two 16-bit values in one 32-bit word
  * (cvt.rn.bf16x2.f32 / cvt.rn.f16x2.f32), the first in the low half. */
 template <typename OutT> static __device__ __forceinline__ void store_pair(void *at, float2 v) {
@@ -123,13 +138,14 @@ static __device__ __forceinline__ int2 tile_coords(int t, int tiles_m, int tiles
     return make_int2(first + in_strip % rows, in_strip / rows);
 }
 
-/* B_KMAJOR: B stored N x K (x W^T). OutT: C's type. bias: N values of C's type, or NULL. */
-template <typename T, bool B_KMAJOR, typename OutT>
+/* B_KMAJOR: B stored N x K (x W^T). OutT: C's type. EPI: the epilogue; bias: N values of C's
+ * type (read only with one). */
+template <typename T, bool B_KMAJOR, typename OutT, gemm_epilogue EPI>
 __global__ void __launch_bounds__(THREADS, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b,
                 const __grid_constant__ CUtensorMap map_c, int M, int N, int K, float alpha,
-                float beta, OutT *C, const OutT *bias, gemm_epilogue epilogue) {
+                float beta, OutT *C, const OutT *bias) {
     constexpr int OUT_COLS = 128 / sizeof(OutT); /* one 128-byte swizzle row of C */
     extern __shared__ unsigned char smem_raw[];
     /* The 128-byte swizzle repeats every 1024 bytes, and TMA and wgmma agree on it only if
@@ -254,9 +270,10 @@ __global__ void __launch_bounds__(THREADS, 1)
                     const int j = chunk * OUT_COLS / 8 + jj, c = 8 * jj + lane % 4 * 2;
                     const int col = tile.y * BN + chunk * OUT_COLS + c;
                     /* the bias of this lane's two columns, loaded once for its two rows */
-                    const float2 b = bias ? make_float2(col < N ? float(bias[col]) : 0.0f,
-                                                        col + 1 < N ? float(bias[col + 1]) : 0.0f)
-                                          : make_float2(0.0f, 0.0f);
+                    float2 b = make_float2(0.0f, 0.0f);
+                    if constexpr (EPI != GEMM_EPI_NONE)
+                        b = make_float2(col < N ? float(bias[col]) : 0.0f,
+                                        col + 1 < N ? float(bias[col + 1]) : 0.0f);
 #pragma unroll
                     for (int h = 0; h < 2; h++) { /* rows g and g + 8 */
                         const int r = warp * 16 + lane / 4 + 8 * h;
@@ -264,8 +281,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                             make_float2(alpha * acc[4 * j + 2 * h], alpha * acc[4 * j + 2 * h + 1]);
                         if constexpr (std::is_same_v<OutT, float>) /* a 16-bit C is never read */
                             if (beta != 0.0f) add_beta_c(C, M, N, row + 8 * h, col, beta, v);
-                        v = make_float2(activation(epilogue, v.x + b.x),
-                                        activation(epilogue, v.y + b.y));
+                        v = make_float2(activation_of<EPI, OutT>(v.x + b.x),
+                                        activation_of<EPI, OutT>(v.y + b.y));
                         /* 128-byte swizzle: 16-byte chunk q of row r lies at q ^ (r % 8) */
                         const int byte = c * (int)sizeof(OutT);
                         store_pair<OutT>(buf + r * 128 + ((byte / 16) ^ (r % 8)) * 16 + byte % 16,
@@ -325,7 +342,8 @@ template <typename T> static CUtensorMapDataType map_type() {
                                        : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
 }
 
-template <typename T, bool B_KMAJOR, typename OutT> static cudaError_t launch_typed(gemm_args *p) {
+template <typename T, bool B_KMAJOR, typename OutT, gemm_epilogue EPI>
+static cudaError_t launch_typed(gemm_args *p) {
     const CUtensorMapDataType type = map_type<T>();
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
      * launches. */
@@ -342,7 +360,7 @@ template <typename T, bool B_KMAJOR, typename OutT> static cudaError_t launch_ty
             err = make_map(&map_c, p->c, p->m, p->n, 128 / sizeof(OutT), 64, map_type<OutT>(),
                            sizeof(OutT));
         if (err != cudaSuccess) return err;
-        err = cudaFuncSetAttribute(gemm_kernel<T, B_KMAJOR, OutT>,
+        err = cudaFuncSetAttribute(gemm_kernel<T, B_KMAJOR, OutT, EPI>,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
         if (err != cudaSuccess) return err;
         made = *p;
@@ -350,9 +368,9 @@ template <typename T, bool B_KMAJOR, typename OutT> static cudaError_t launch_ty
     /* Persistent: one block per SM (fewer when there are fewer tiles). */
     const int tiles = ceil_div(p->m, BM) * ceil_div(p->n, BN);
     const int blocks = tiles < sm_count() ? tiles : sm_count();
-    gemm_kernel<T, B_KMAJOR, OutT><<<blocks, THREADS, SMEM_BYTES>>>(
+    gemm_kernel<T, B_KMAJOR, OutT, EPI><<<blocks, THREADS, SMEM_BYTES>>>(
         map_a, map_b, map_c, p->m, p->n, p->k, p->alpha, p->beta, (OutT *)p->c,
-        (const OutT *)p->bias, p->epilogue);
+        (const OutT *)p->bias);
     return cudaGetLastError();
 }
 
@@ -365,12 +383,23 @@ template <typename T, typename OutT> static cudaError_t launch_fallback(gemm_arg
     return cudaGetLastError();
 }
 
+/* The tile kernel for the epilogue. */
+template <typename T, bool B_KMAJOR, typename OutT>
+static cudaError_t launch_epilogue(gemm_args *p) {
+    switch (p->epilogue) {
+    case GEMM_EPI_BIAS: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_BIAS>(p);
+    case GEMM_EPI_BIAS_GELU: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_BIAS_GELU>(p);
+    case GEMM_EPI_BIAS_SILU: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_BIAS_SILU>(p);
+    default: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_NONE>(p);
+    }
+}
+
 /* The kernel for C's type (FP32 or the inputs' type: the harness refuses others). */
 template <typename T> static cudaError_t launch_for(gemm_args *p, bool tma) {
     const bool b_kmajor = p->layout == GEMM_NT, c32 = p->out == GEMM_OUT_F32;
     if (!tma) return c32 ? launch_fallback<T, float>(p) : launch_fallback<T, T>(p);
-    if (b_kmajor) return c32 ? launch_typed<T, true, float>(p) : launch_typed<T, true, T>(p);
-    return c32 ? launch_typed<T, false, float>(p) : launch_typed<T, false, T>(p);
+    if (b_kmajor) return c32 ? launch_epilogue<T, true, float>(p) : launch_epilogue<T, true, T>(p);
+    return c32 ? launch_epilogue<T, false, float>(p) : launch_epilogue<T, false, T>(p);
 }
 
 static cudaError_t launch_gemm(gemm_args *p) {
@@ -398,7 +427,7 @@ int main(int argc, char **argv) {
         GEMM_F16 | GEMM_BF16,
         launch_gemm,
         CONFIG,
-        (const void *)gemm_kernel<__half, true, __half>,
+        (const void *)gemm_kernel<__half, true, __half, GEMM_EPI_NONE>,
         90,
         90,
         "wgmma (sm_90 only: H100, H200, GH200; Blackwell has TMA but no wgmma)",
