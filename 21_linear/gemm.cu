@@ -54,9 +54,10 @@
 #define OUT_STAGES 2 /* what fits beside a ring of 4 stages of 128 x 256 */
 #endif
 #define OUT_BYTES (WARPGROUPS * OUT_STAGES * CHUNK_BYTES)
+#define BIAS_BYTES (BN * 4) /* the tile's BN bias values, as FP32 */
 #define SMEM_BYTES                                                                                 \
-    (STAGES * STAGE_BYTES + OUT_BYTES + 2 * STAGES * 8 +                                           \
-     1024) /* tiles, C's buffers, 2 mbarriers per stage, alignment slack */
+    (STAGES * STAGE_BYTES + OUT_BYTES + BIAS_BYTES + 2 * STAGES * 8 +                              \
+     1024) /* tiles, C's buffers, the bias, 2 mbarriers per stage, alignment slack */
 
 static_assert(WARPGROUPS == 1 || WARPGROUPS == 2,
               "one or two consumer warpgroups (64 or 128 rows)");
@@ -157,7 +158,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     T *const b_tiles = reinterpret_cast<T *>(smem + STAGES * A_TILE_BYTES);
     /* [WARPGROUPS][OUT_STAGES][64][OUT_COLS] of C's type, swizzled: C on its way out */
     unsigned char *const out_tiles = smem + STAGES * STAGE_BYTES;
-    uint64_t *const full = reinterpret_cast<uint64_t *>(out_tiles + OUT_BYTES);
+    float *const tile_bias = reinterpret_cast<float *>(out_tiles + OUT_BYTES); /* [BN] */
+    uint64_t *const full = reinterpret_cast<uint64_t *>(out_tiles + OUT_BYTES + BIAS_BYTES);
     uint64_t *const empty = full + STAGES;
 
     const int tiles_m = ceil_div(M, BM), tiles_n = ceil_div(N, BN), tiles = tiles_m * tiles_n;
@@ -208,6 +210,13 @@ __global__ void __launch_bounds__(THREADS, 1)
     ring_pos pos = {0, 0};
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
         const int2 tile = tile_coords(t, tiles_m, tiles_n);
+        /* This thread's share of the tile's bias, loaded now: the main loop hides the latency */
+        constexpr int BIAS_PER_THREAD = BN / (128 * WARPGROUPS);
+        const int bias_at = (consumer * 128 + threadIdx.x % 128) * BIAS_PER_THREAD;
+        float my_bias[BIAS_PER_THREAD] = {};
+        if constexpr (EPI != GEMM_EPI_NONE)
+            for (int i = 0, col = tile.y * BN + bias_at; i < BIAS_PER_THREAD; i++)
+                if (col + i < N) my_bias[i] = float(bias[col + i]);
         float acc[BN / 2];
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
@@ -239,6 +248,11 @@ __global__ void __launch_bounds__(THREADS, 1)
         wgmma_wait<0>();
         fence_registers(acc, BN / 2);
         if (threadIdx.x % 128 == 0) mbar_arrive(&empty[prev.stage]); /* the tile's last stage */
+        if constexpr (EPI != GEMM_EPI_NONE) { /* the bias, once per tile, into shared memory */
+            consumers_sync(WARPGROUPS); /* every consumer is done with the previous tile's */
+            for (int i = 0; i < BIAS_PER_THREAD; i++) tile_bias[bias_at + i] = my_bias[i];
+            consumers_sync(WARPGROUPS);
+        }
 
         /* The epilogue, while the producer already fills the ring for the next tile. The
          * accumulator layout of wgmma m64nN: warp w of the warpgroup holds rows 16 w .. 16 w + 15;
@@ -269,11 +283,10 @@ __global__ void __launch_bounds__(THREADS, 1)
                 for (int jj = 0; jj < OUT_COLS / 8; jj++) {
                     const int j = chunk * OUT_COLS / 8 + jj, c = 8 * jj + lane % 4 * 2;
                     const int col = tile.y * BN + chunk * OUT_COLS + c;
-                    /* the bias of this lane's two columns, loaded once for its two rows */
+                    /* the bias of this lane's two columns, for its two rows */
                     float2 b = make_float2(0.0f, 0.0f);
                     if constexpr (EPI != GEMM_EPI_NONE)
-                        b = make_float2(col < N ? float(bias[col]) : 0.0f,
-                                        col + 1 < N ? float(bias[col + 1]) : 0.0f);
+                        b = *reinterpret_cast<const float2 *>(&tile_bias[col - tile.y * BN]);
 #pragma unroll
                     for (int h = 0; h < 2; h++) { /* rows g and g + 8 */
                         const int r = warp * 16 + lane / 4 + 8 * h;

@@ -292,6 +292,40 @@ LINEAR_SHAPES = ("1x1x1,1x64x64,64x1x64,7x40x72,33x7x129,130x64x17,136x264x72,24
 LINEAR_SANITIZER_SHAPES = "1x1x1,1x64x64,7x40x72,33x7x129,136x264x72,24x200x64,40x136x128,257x264x136"
 
 
+# x W^T with fewer tiles than SMs, where a step splits K (step 22: the last block to arrive at a tile
+# adds the others' sums and runs the epilogue): M = 1 and 16, partial tiles (100 x 1032, 300 rows),
+# K from 512. The first shape comes again last: it runs after the timed launches of the others, so
+# an arrival counter that was not put back to zero would leave C unwritten (poisoned).
+SPLIT_SHAPES = "1x4096x4096,16x4096x4096,100x1032x4096,300x2048x2048,1x512x1024,1x4096x4096"
+SPLIT_SANITIZER_SHAPES = "1x512x1024,130x264x512,16x1032x1024"
+
+
+def split_tests(step, exe):
+    """A step that splits K (its gemm.cu has choose_splits): the split shapes verify, with the
+    kernel's words naming more than one split, for each C type and epilogue kind, NN with beta too;
+    compute-sanitizer finds nothing on the split path."""
+    if "choose_splits" not in open(os.path.join(step, "gemm.cu")).read():
+        return
+    shapes = SPLIT_SHAPES.split(",")
+    for dtype, layout, out, epilogue, beta in (("bf16", "NT", "bf16", "bias_gelu", "0"),
+                                               ("fp16", "NT", "fp16", "bias_silu", "0"),
+                                               ("bf16", "NT", "f32", "none", "0"),
+                                               ("fp16", "NN", "f32", "bias", "0.5")):
+        p = run([exe, "--shapes", SPLIT_SHAPES, "--reps", "2", "--dtype", dtype, "--csv", "--layout", layout,
+                 "--out", out, "--epilogue", epilogue, "--beta", beta])
+        rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
+                 if r["check"] != "pass" or not re.search(r"\bsplits=([2-9]|1[0-9])\b", r["kernel"])]
+        record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
+               f"{step}: {dtype} {layout} --out {out} --epilogue {epilogue} --beta {beta}: K split across blocks "
+               f"verifies on {SPLIT_SHAPES} (the first shape again after timed launches)",
+               tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
+    for tool in ("memcheck", "racecheck"):
+        p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes",
+                 SPLIT_SANITIZER_SHAPES, "--reps", "1", "--dtype", "bf16", "--layout", "NT", "--out", "bf16",
+                 "--epilogue", "bias_gelu"])
+        record(p.returncode == 0, f"{step}: K split across blocks: compute-sanitizer {tool}", tail(p.stdout + p.stderr))
+
 def linear_words(layout, out, epilogue):
     """The words a linear-layer run adds to its kernel description (plan.h's describe_linear)."""
     return ((["a=mmajor"] if layout[0] == "T" else []) + (["b=kmajor"] if layout[1] == "T" else [])
@@ -585,6 +619,7 @@ def gpu_tests():
                            tail(p.stdout + p.stderr))
         path_tests(step, exe)
         linear_tests(step, exe)
+        split_tests(step, exe)
         p = run([exe, "--shapes", LIMIT_SHAPES, "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0, f"{step}: the largest shapes the parser accepts run and verify ({LIMIT_SHAPES})",
                tail(p.stdout + p.stderr))
