@@ -403,17 +403,19 @@ template <typename T> static CUtensorMapDataType map_type() {
                                        : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
 }
 
-/* How many K ranges the tiles are split into: the count that a simple clock model finishes
- * first. A wave of units costs its slices plus a fixed part (the ring filling, the epilogue), and
- * the last block of a tile reads the other splits' sums: rows of 128 x 256 FP32, as much as two
- * slices' loads each, for the rows inside M. With enough tiles for every SM it stays at 1. */
+/* How many K ranges the tiles are split into. Only where the tiles fill at most half the SMs:
+ * the last block of a tile reads the other splits' sums (128 x 256 FP32 each, for the rows inside
+ * M) while no wgmma runs, which costs more than a partly idle last wave. There, the count that a
+ * simple clock model finishes first: a wave of units costs its slices plus a fixed part (the ring
+ * filling, the epilogue), and each further split about 8 slices' time over a full tile. */
 static int choose_splits(int m, int tiles, int slices) {
     const int sms = sm_count(), rows = m < BM ? m : BM;
+    if (2 * tiles > sms) return 1;
     int best = 1;
     double best_cost = 0.0;
     for (int s = 1; s <= MAX_SPLITS && s * MIN_SLICES <= slices; s++) {
         const double cost = ceil_div(tiles * s, sms) * (ceil_div(slices, s) + 2.0) +
-                            (s - 1) * 2.0 * rows / BM;
+                            (s - 1) * 8.0 * rows / BM;
         if (s == 1 || cost < best_cost) best = s, best_cost = cost;
     }
     return best;

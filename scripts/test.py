@@ -297,7 +297,7 @@ LINEAR_SANITIZER_SHAPES = "1x1x1,1x64x64,7x40x72,33x7x129,136x264x72,24x200x64,4
 # K from 512. The first shape comes again last: it runs after the timed launches of the others, so
 # an arrival counter that was not put back to zero would leave C unwritten (poisoned).
 SPLIT_SHAPES = "1x4096x4096,16x4096x4096,100x1032x4096,300x2048x2048,1x512x1024,1x4096x4096"
-SPLIT_SANITIZER_SHAPES = "1x512x1024,130x264x512,16x1032x1024"
+SPLIT_SANITIZER_SHAPES = "1x512x1024,130x264x2048,16x1032x1024"
 
 
 def split_tests(step, exe):
