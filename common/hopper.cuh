@@ -12,8 +12,7 @@
  *                  wgmma_wait, fence_registers                                  (step 11)
  *   the ring       ring_pos, advance<STAGES>: (stage, phase) and its one advance (step 11)
  *   registers      setmaxnreg_dec, setmaxnreg_inc                               (step 12)
- *   barriers       warpgroup_sync (a named barrier of 128 threads)              (step 13)
- *                  consumers_sync (every consumer warpgroup)                    (step 21)
+ *   barriers       warpgroup_sync, consumers_sync (named barriers)        (steps 13, 21)
  *   clusters       cluster_rank, cluster_sync, mbar_arrive_in (mapa)            (step 19)
  *   host           make_map (a tensor map), sm_count                            (steps 11, 13)
  *
@@ -139,10 +138,6 @@ template <int N> static __device__ __forceinline__ void setmaxnreg_inc() {
 /* The 128 threads of consumer warpgroup `consumer` meet (barrier 0 is __syncthreads's). */
 static __device__ __forceinline__ void warpgroup_sync(int consumer) {
     asm volatile("bar.sync %0, 128;" ::"r"(consumer + 1) : "memory");
-}
-/* All `warpgroups` consumer warpgroups meet (barrier 15: clear of warpgroup_sync's). */
-static __device__ __forceinline__ void consumers_sync(int warpgroups) {
-    asm volatile("bar.sync 15, %0;" ::"r"(warpgroups * 128) : "memory");
 }
 static __device__ __forceinline__ uint32_t cluster_rank() {
     uint32_t rank;
@@ -289,6 +284,11 @@ static int sm_count(void) {
             count = 1;
     }
     return count;
+}
+
+/* All `warpgroups` consumer warpgroups meet (barrier 15: clear of warpgroup_sync's; step 21). */
+static __device__ __forceinline__ void consumers_sync(int warpgroups) {
+    asm volatile("bar.sync 15, %0;" ::"r"(warpgroups * 128) : "memory");
 }
 
 #endif /* HOPPER_CUH */

@@ -98,10 +98,13 @@ def layout(step, c):
         extra.append("C leaves through shared memory in 64 x 32 FP32 chunks, one TMA store each")
     if 14 <= n <= 20:
         extra.append("drawn: the 128 x 256 tile of 4096^3; plan.h picks 64-256 columns, 1-3 warpgroups per shape")
-    if n == 21:
+    if n >= 21:
         extra += ["x W^T: B's tile is 256 rows of W (stored N x K), one TMA box as A's, read by wgmma untransposed",
                   "C leaves in 64-row chunks of 128 bytes (32 FP32 or 64 bf16 columns), bias and activation "
                   "applied in registers, one TMA store each"]
+    if n == 22:
+        extra.append("with fewer tiles than half the SMs, K is split: a unit is (tile, K range); the last to arrive "
+                     "adds the others' FP32 sums, then the epilogue")
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",

@@ -286,11 +286,13 @@ def linear_table(rows, step, square):
     """bench.py --linear E: the step's x W^T (C in the inputs' type, epilogue E) against cuBLASLt
     with the same layout, C type and epilogue (fused where cuBLASLt has it; SiLU and the
     'unfused' rows as its bias GEMM and a separate kernel). square: the 4096^3 and 8192^3 rows;
-    else the other shapes."""
+    else the other shapes, summarized per token count."""
     rows = [r for r in rows if r["run"].startswith("linear") and r["step"] == step
             and (r["m"] == r["n"] == r["k"]) == square]
     if not rows:
         return "No recorded results yet: run `scripts/bench.py --linear EPILOGUE` on a GPU.\n"
+    if not square:
+        return linear_shapes_summary(rows)
 
     def order(r):
         run, _, epi = r["run"].partition(":")
@@ -303,6 +305,24 @@ def linear_table(rows, step, square):
                "bias GEMM, then a separate kernel" if run == "linear-unfused" or epi == "bias_silu" else "fused")
         out.append(f"| {r['m']}x{r['n']}x{r['k']} | {r['dtype']} | {epi} | {fmt(r['gflops'])} | "
                    f"{fmt(r['cublas_gflops'])} | {100 * float(r['ratio']):.1f}% | {how} |")
+    return "\n".join(out) + "\n\n" + provenance(rows)
+
+
+def linear_shapes_summary(rows):
+    """The non-square x W^T rows (the model shapes, bench.py --shape-set model --linear E), one line
+    per epilogue, dtype and M: how many shapes, the minimum and median % of cuBLASLt, the worst."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["run"], r["dtype"], int(r["m"])), []).append(r)
+    out = ["| epilogue | dtype | M | shapes | min % of cuBLASLt | median | worst shape (and its kernel) |",
+           "|---|---|---:|---:|---:|---:|---|"]
+    for (run, dtype, m), g in sorted(groups.items(), key=lambda kv: (EPILOGUES.index(kv[0][0].partition(":")[2]),
+                                                                      kv[0][0], kv[0][1], kv[0][2])):
+        ratios = sorted(100 * float(r["ratio"]) for r in g)
+        worst = min(g, key=lambda r: float(r["ratio"]))
+        median = (ratios[len(ratios) // 2] + ratios[(len(ratios) - 1) // 2]) / 2
+        out.append(f"| {run.partition(':')[2]} | {dtype} | {m} | {len(g)} | {ratios[0]:.1f}% | {median:.1f}% | "
+                   f"{worst['m']}x{worst['n']}x{worst['k']} ({worst['kernel']}) |")
     return "\n".join(out) + "\n\n" + provenance(rows)
 
 
