@@ -2,7 +2,7 @@
  * Step 22: the linear layer at a few tokens: K split across blocks (Hopper only).
  * Step 21 gives each 128 x 256 tile of C to one block. With M <= 128 tokens there is one row of
  * tiles, N / 256 of them: 16 of the 132 SMs for N = 4096. Here the host splits K into `splits`
- * ranges when the tiles alone leave SMs idle: the work units are (tile, split), each block's
+ * ranges when the tiles fill at most half the SMs: the work units are (tile, split), each block's
  * sums cover only its range. A unit writes its FP32 sums to a workspace and counts its arrival
  * at the tile; the block that arrives last adds the others' sums to its own and runs step 21's
  * epilogue (bias, activation, 16-bit C, TMA store) once, so the fusion survives the split, no
@@ -422,8 +422,8 @@ static int choose_splits(int m, int tiles, int slices) {
 }
 
 /* The workspace of the splits: the units' sums and one arrival counter per tile, zeroed once
- * (the last block to arrive puts its counter back to 0). Grown when a problem needs more, on the
- * harness's first, untimed, launch. */
+ * (the last block to arrive puts its counter back to 0). Grown when a problem needs more: with the
+ * harness's defaults (a warm-up launch, or the check) on a launch that is not timed. */
 static cudaError_t split_workspace(size_t float4s, int tiles, float4 **partial, int **arrivals) {
     static float4 *sums = NULL;
     static int *counters = NULL;
@@ -431,13 +431,13 @@ static cudaError_t split_workspace(size_t float4s, int tiles, float4 **partial, 
     cudaError_t err = cudaSuccess;
     if (float4s > have_sums) {
         cudaFree(sums);
-        have_sums = 0;
+        sums = NULL, have_sums = 0;
         if ((err = cudaMalloc(&sums, float4s * sizeof(float4))) != cudaSuccess) return err;
         have_sums = float4s;
     }
     if ((size_t)tiles > have_counters) {
         cudaFree(counters);
-        have_counters = 0;
+        counters = NULL, have_counters = 0;
         if ((err = cudaMalloc(&counters, tiles * sizeof(int))) != cudaSuccess) return err;
         if ((err = cudaMemset(counters, 0, tiles * sizeof(int))) != cudaSuccess) return err;
         have_counters = tiles;
