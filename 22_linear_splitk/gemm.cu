@@ -8,7 +8,7 @@
  * epilogue (bias, activation, 16-bit C, TMA store) once, so the fusion survives the split, no
  * block waits for another and no second kernel runs.
  *
- *     make step N=22 && ./22_linear_splitk/gemm 16x4096x4096 --dtype bf16 --layout NT \
+ *     make step N=22 && ./22_linear_splitk/gemm 16 4096 4096 --dtype bf16 --layout NT \
  *         --out bf16 --epilogue bias_gelu --cublas
  *
  * BUILD_ARCH: sm_90a
@@ -447,7 +447,7 @@ static cudaError_t split_workspace(size_t float4s, int tiles, float4 **partial, 
 }
 
 template <typename T, bool B_KMAJOR, typename OutT, gemm_epilogue EPI>
-static cudaError_t launch_typed(gemm_args *p) {
+static cudaError_t launch_typed(gemm_args *p, int splits) {
     const CUtensorMapDataType type = map_type<T>();
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
      * launches. */
@@ -471,7 +471,6 @@ static cudaError_t launch_typed(gemm_args *p) {
     }
     /* Persistent: one block per SM (fewer when there are fewer units). */
     const int tiles = ceil_div(p->m, BM) * ceil_div(p->n, BN);
-    const int splits = choose_splits(p->m, tiles, ceil_div(p->k, BK));
     float4 *partial = NULL;
     int *arrivals = NULL;
     if (splits > 1) {
@@ -497,21 +496,24 @@ template <typename T, typename OutT> static cudaError_t launch_fallback(gemm_arg
 
 /* The tile kernel for the epilogue. */
 template <typename T, bool B_KMAJOR, typename OutT>
-static cudaError_t launch_epilogue(gemm_args *p) {
+static cudaError_t launch_epilogue(gemm_args *p, int splits) {
     switch (p->epilogue) {
-    case GEMM_EPI_BIAS: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_BIAS>(p);
-    case GEMM_EPI_BIAS_GELU: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_BIAS_GELU>(p);
-    case GEMM_EPI_BIAS_SILU: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_BIAS_SILU>(p);
-    default: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_NONE>(p);
+    case GEMM_EPI_BIAS: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_BIAS>(p, splits);
+    case GEMM_EPI_BIAS_GELU: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_BIAS_GELU>(p, splits);
+    case GEMM_EPI_BIAS_SILU: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_BIAS_SILU>(p, splits);
+    default: return launch_typed<T, B_KMAJOR, OutT, GEMM_EPI_NONE>(p, splits);
     }
 }
 
 /* The kernel for C's type (FP32 or the inputs' type: the harness refuses others). */
-template <typename T> static cudaError_t launch_for(gemm_args *p, bool tma) {
+template <typename T> static cudaError_t launch_for(gemm_args *p, bool tma, int splits) {
     const bool b_kmajor = p->layout == GEMM_NT, c32 = p->out == GEMM_OUT_F32;
     if (!tma) return c32 ? launch_fallback<T, float>(p) : launch_fallback<T, T>(p);
-    if (b_kmajor) return c32 ? launch_epilogue<T, true, float>(p) : launch_epilogue<T, true, T>(p);
-    return c32 ? launch_epilogue<T, false, float>(p) : launch_epilogue<T, false, T>(p);
+    if (b_kmajor)
+        return c32 ? launch_epilogue<T, true, float>(p, splits)
+                   : launch_epilogue<T, true, T>(p, splits);
+    return c32 ? launch_epilogue<T, false, float>(p, splits)
+               : launch_epilogue<T, false, T>(p, splits);
 }
 
 static cudaError_t launch_gemm(gemm_args *p) {
@@ -533,8 +535,8 @@ static cudaError_t launch_gemm(gemm_args *p) {
              split_word, p->layout & (GEMM_TN | GEMM_TT) ? " a=mmajor" : "",
              p->layout & (GEMM_NT | GEMM_TT) ? " b=kmajor" : "", outs[p->out & 7],
              epilogues[p->epilogue & 15]);
-    if (p->dtype == GEMM_F16) return launch_for<__half>(p, tma);
-    return launch_for<__nv_bfloat16>(p, tma);
+    if (p->dtype == GEMM_F16) return launch_for<__half>(p, tma, splits);
+    return launch_for<__nv_bfloat16>(p, tma, splits);
 }
 
 int main(int argc, char **argv) {

@@ -17,6 +17,7 @@ import glob
 import math
 import os
 import re
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -320,7 +321,7 @@ def linear_shapes_summary(rows):
                                                                       kv[0][0], kv[0][1], kv[0][2])):
         ratios = sorted(100 * float(r["ratio"]) for r in g)
         worst = min(g, key=lambda r: float(r["ratio"]))
-        median = (ratios[len(ratios) // 2] + ratios[(len(ratios) - 1) // 2]) / 2
+        median = statistics.median(ratios)
         out.append(f"| {run.partition(':')[2]} | {dtype} | {m} | {len(g)} | {ratios[0]:.1f}% | {median:.1f}% | "
                    f"{worst['m']}x{worst['n']}x{worst['k']} ({worst['kernel']}) |")
     return "\n".join(out) + "\n\n" + provenance(rows)
