@@ -17,6 +17,10 @@
 #define GEMV_THREADS 256
 #define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
 #define GEMV_SCALAR_UNROLL 4 /* ... rows of 2-byte loads, where B's rows are not 16-byte units */
+#define GEMV_M_COLS 32 /* most column threads of a gemv_m block: 256 columns of C */
+#define GEMV_M_PLANES 32 /* most K ranges of gemv_m: its last block adds them up */
+/* the most elements of C a thread of gemv_m's last block adds up */
+#define GEMV_ITEMS (GEMV_ROWS * GEMV_M_COLS * 8 / GEMV_THREADS)
 #ifndef GEMV_N_UNROLL
 #define GEMV_N_UNROLL 4 /* ... and a gemv_n lane */
 #endif
@@ -66,19 +70,27 @@ static __device__ __forceinline__ void gemv_m_rows(float (&acc)[R][8], const T *
     }
 }
 
-/* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.x /
- * col_blocks), and walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each
- * (rows of 16-byte units: a warp reads 512 contiguous bytes per row, GEMV_UNROLL rows before it
- * multiplies). The rows of A it needs are staged in shared memory as floats. With one K range it
- * writes C; with more, its raw sums to plane blockIdx.y of partial, which splitk_reduce adds up. */
+/* M small: B streamed. A block covers R rows of C, `cols` x 8 of its columns (blockIdx.x /
+ * col_blocks) and one K range of k_chunk rows (blockIdx.y). Its threads form `cols` column threads
+ * (8 columns each: a warp reads B's rows in runs of up to 512 contiguous bytes) by GEMV_THREADS /
+ * cols row threads, which take consecutive parts of the range: so a narrow B still keeps every
+ * thread loading. The rows of A it needs are staged in shared memory as floats, and the row
+ * threads' sums are added there. With one K range the block writes C. With more, it writes its
+ * sums to plane blockIdx.y of partial and counts its arrival; the last block to arrive at a
+ * column block adds the planes, always in the same order, and writes C: one launch, and the same
+ * result on every run. */
 template <typename T, int R>
 __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
     gemv_m_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
-                  int k_chunk, float *partial) {
-    extern __shared__ float a_rows[]; /* [R][k_chunk] */
+                  int cols, int k_chunk, float *partial, int *arrivals) {
+    extern __shared__ float a_rows[];            /* [R][k_chunk] */
+    __shared__ float4 sums[GEMV_THREADS * 2];    /* a thread's 8 sums of one row of C */
+    __shared__ bool last_to_arrive;
+    const int row_threads = GEMV_THREADS / cols, across = threadIdx.x % cols;
+    const int down = threadIdx.x / cols;
     /* blockIdx.x numbers (column block, row block) pairs: gridDim.y and z stop at 65535 */
-    const int col_blocks = ceil_div(ceil_div(N, 8), GEMV_THREADS);
-    const int col = (blockIdx.x % col_blocks * GEMV_THREADS + threadIdx.x) * 8;
+    const int col_blocks = ceil_div(ceil_div(N, 8), cols);
+    const int c0 = blockIdx.x % col_blocks * cols * 8, col = c0 + across * 8;
     const int m0 = blockIdx.x / col_blocks * R;
     const int k0 = blockIdx.y * k_chunk, k1 = min(K, k0 + k_chunk), rows = min(R, M - m0);
     for (int i = threadIdx.x; i < R * k_chunk; i += GEMV_THREADS) {
@@ -87,33 +99,103 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
     }
     __syncthreads();
     float acc[R][8] = {};
+    /* this row thread's part of the range: whole steps of 4 rows, the last parts short or empty */
+    const int part =
+        ceil_div(ceil_div(k1 - k0, row_threads), GEMV_SCALAR_UNROLL) * GEMV_SCALAR_UNROLL;
+    const int ka = min(k1, k0 + down * part), kb = min(k1, ka + part);
     if (col < N) {
         const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
-        int k = k0;
+        int k = ka;
         /* the loads first, then the FMAs: GEMV_UNROLL 16-byte loads, or where B's rows are not
-         * 16-byte units (and for the rest of the range), GEMV_SCALAR_UNROLL rows of 2-byte loads */
+         * 16-byte units, GEMV_SCALAR_UNROLL rows of 2-byte loads; then the rest of the part */
         if (vec)
-            for (; k + GEMV_UNROLL <= k1; k += GEMV_UNROLL) gemv_m_rows<T, R, GEMV_UNROLL>(
+            for (; k + GEMV_UNROLL <= kb; k += GEMV_UNROLL) gemv_m_rows<T, R, GEMV_UNROLL>(
                 acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0, k_chunk, true);
-        for (; k + GEMV_SCALAR_UNROLL <= k1; k += GEMV_SCALAR_UNROLL)
+        for (; k + GEMV_SCALAR_UNROLL <= kb; k += GEMV_SCALAR_UNROLL)
             gemv_m_rows<T, R, GEMV_SCALAR_UNROLL>(acc, B + (size_t)k * N + col, N, N - col,
-                                                  a_rows + k - k0, k_chunk, false);
-        for (; k < k1; k++) /* the rest of the range */
+                                                  a_rows + k - k0, k_chunk, vec);
+        for (; k < kb; k++)
             gemv_m_rows<T, R, 1>(acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0,
-                                 k_chunk, false);
+                                 k_chunk, vec);
     }
-    float *const plane = partial + (size_t)blockIdx.y * M * N; /* (unused with one K range) */
+    /* the row threads' sums, one row of C at a time, to row thread 0 */
+    if (row_threads > 1)
 #pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int e = 0; e < 8; e++) {
-            const size_t at = (size_t)(m0 + r) * N + col + e;
-            if (r >= rows || col + e >= N) continue;
-            if (gridDim.y > 1)
-                plane[at] = acc[r][e];
-            else
-                C[at] = beta == 0.0f ? alpha * acc[r][e] : alpha * acc[r][e] + beta * C[at];
+        for (int r = 0; r < R; r++) {
+            sums[2 * threadIdx.x] = make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+            sums[2 * threadIdx.x + 1] = make_float4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]);
+            __syncthreads();
+            if (down == 0)
+                for (int d = 1; d < row_threads; d++) {
+                    const float4 lo = sums[2 * (d * cols + across)];
+                    const float4 hi = sums[2 * (d * cols + across) + 1];
+                    acc[r][0] += lo.x, acc[r][1] += lo.y, acc[r][2] += lo.z, acc[r][3] += lo.w;
+                    acc[r][4] += hi.x, acc[r][5] += hi.y, acc[r][6] += hi.z, acc[r][7] += hi.w;
+                }
+            __syncthreads();
         }
+    const bool planes = gridDim.y > 1;
+    float *const out = planes ? partial + (size_t)blockIdx.y * M * N : C;
+    if (down == 0)
+#pragma unroll
+        for (int r = 0; r < R; r++)
+#pragma unroll
+            for (int e = 0; e < 8; e++) {
+                const size_t at = (size_t)(m0 + r) * N + col + e;
+                if (r >= rows || col + e >= N) continue;
+                if (planes)
+                    __stcg(&out[at], acc[r][e]);
+                else
+                    C[at] = beta == 0.0f ? alpha * acc[r][e] : alpha * acc[r][e] + beta * C[at];
+            }
+    if (!planes) return;
+    /* Count the arrival once the block's sums are written: the fences order the sums before the
+     * count, and the count before the last block's reads (step 22 does the same per tile). */
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const bool last = atomicAdd(&arrivals[blockIdx.x], 1) == (int)gridDim.y - 1;
+        if (last) arrivals[blockIdx.x] = 0; /* all have arrived: ready for the next launch */
+        __threadfence();
+        last_to_arrive = last;
+    }
+    __syncthreads();
+    if (!last_to_arrive) return;
+    /* The last block adds the planes for its rows x width elements of C: each thread up to
+     * GEMV_ITEMS of them, or, with fewer elements than threads, groups of threads share the planes
+     * and their sums meet in shared memory. Planes in order, groups in order: deterministic. */
+    const int width = min(cols * 8, N - c0), items = rows * width, P = gridDim.y;
+    const size_t plane = (size_t)M * N;
+    auto at = [&](int i) { return (size_t)(m0 + i / width) * N + c0 + i % width; };
+    auto write = [&](int i, float s) {
+        float *c = &C[at(i)];
+        *c = beta == 0.0f ? alpha * s : alpha * s + beta * *c;
+    };
+    if (items < GEMV_THREADS) {
+        const int groups = GEMV_THREADS / items, g = threadIdx.x / items, i = threadIdx.x % items;
+        float s = 0.0f;
+        if (g < groups)
+#pragma unroll 4
+            for (int p = g; p < P; p += groups) s += __ldcg(&partial[p * plane + at(i)]);
+        float *const shared_sums = reinterpret_cast<float *>(sums);
+        shared_sums[threadIdx.x] = s;
+        __syncthreads();
+        if (g != 0) return;
+        for (int h = 1; h < groups; h++) s += shared_sums[h * items + i];
+        write(i, s);
+        return;
+    }
+    float s[GEMV_ITEMS] = {}; /* item threadIdx.x + GEMV_THREADS j */
+#pragma unroll 4
+    for (int p = 0; p < P; p++)
+#pragma unroll
+        for (int j = 0; j < GEMV_ITEMS; j++) {
+            const int i = threadIdx.x + GEMV_THREADS * j;
+            if (i < items) s[j] += __ldcg(&partial[p * plane + at(i)]);
+        }
+#pragma unroll
+    for (int j = 0; j < GEMV_ITEMS; j++)
+        if (threadIdx.x + GEMV_THREADS * j < items) write(threadIdx.x + GEMV_THREADS * j, s[j]);
 }
 
 /* N small: A streamed. A warp owns one row of C and CN of its columns; its lanes read 16 bytes of
