@@ -214,35 +214,43 @@ static void describe_tile(char *out, int bn, int wg, bool swap, int pair, int sp
 static void describe_fallback(char *out) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
 }
-static void describe_gemv_m(char *out, int rows, int cols, int splits) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d cols=%d splits=%d",
-             rows, cols, splits);
-}
 static void describe_gemv_n(char *out, int cols) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_n cols=%d", cols);
 }
 
-/* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers); column threads up
- * to GEMV_M_COLS, as many as N needs, the rest of the block's threads along K. K is cut into ranges
- * for about two blocks per SM, but not below 4 rows per thread (a round of loads), into at most
- * GEMV_M_PLANES ranges (the last block adds them up, a wait on L2 for every 4), and none above
- * 8192 / R rows (its rows of A in shared memory: 32 KB). Host arithmetic, shared by the launch and
- * the plan. */
+/* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers); as many column
+ * threads as N needs, the rest of the block's threads along K. K is cut aiming at about 4 blocks
+ * per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up) to 1024 (its rows of
+ * A in shared memory: R x 4 KB); from 32 where 128-row ranges would leave SMs idle, but never
+ * below a round of loads for each row thread. The last block adds the planes where that is at
+ * most GEMV_M_LAST_LOADS loads a thread. Host arithmetic, shared by the launch and the plan. */
 struct gemv_m_grid {
     int rows, cols, col_blocks, row_blocks, k_chunk, planes;
+    bool last_adds;
 };
 static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
     gemv_m_grid g;
     g.rows = m == 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
-    for (g.cols = 1; g.cols < ceil_div(n, 8) && g.cols < GEMV_M_COLS;) g.cols *= 2;
+    for (g.cols = 1; g.cols < ceil_div(n, 8) && g.cols < GEMV_THREADS;) g.cols *= 2;
     g.col_blocks = ceil_div(ceil_div(n, 8), g.cols);
     g.row_blocks = ceil_div(m, g.rows);
     const int blocks = g.col_blocks * g.row_blocks;
-    int planes = std::min(ceil_div(2 * sms, blocks), ceil_div(k, 4 * (GEMV_THREADS / g.cols)));
-    planes = std::max(std::min(planes, GEMV_M_PLANES), ceil_div(k, 8192 / g.rows));
-    g.k_chunk = ceil_div(ceil_div(k, planes), 8) * 8;
+    const int splits = ceil_div(4 * sms, blocks);
+    const int k_chunk = ceil_div(ceil_div(k, splits), 8) * 8;
+    /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32 */
+    const int least = std::max(blocks * ceil_div(k, 128) < sms ? 32 : 128,
+                               GEMV_SCALAR_UNROLL * (GEMV_THREADS / g.cols));
+    g.k_chunk = std::min(k_chunk < least ? least : k_chunk, 8192 / g.rows);
     g.planes = ceil_div(k, g.k_chunk);
+    const long items = (long)std::min(m, g.rows) * std::min(n, 8 * g.cols);
+    g.last_adds = g.planes > 1 && items * g.planes <= (long)GEMV_M_LAST_LOADS * GEMV_THREADS;
     return g;
+}
+/* reduce=last: the last block to arrive adds the K ranges' sums; reduce=kernel: splitk_reduce */
+static void describe_gemv_m(char *out, const gemv_m_grid &g) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d cols=%d splits=%d%s",
+             g.rows, g.cols * 8, g.planes,
+             g.planes == 1 ? "" : g.last_adds ? " reduce=last" : " reduce=kernel");
 }
 /* gemv_n: CN = 1, 4 or 8 columns per warp (CN = 2 would spill at ptxas's 64 registers). */
 static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
@@ -257,7 +265,7 @@ static int plan_gemm(gemm_args *p, int sms) {
                       padding_for(p));
     else if (!strcmp(plan.path, "gemv_m")) {
         const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sms);
-        describe_gemv_m(p->kernel, g.rows, g.cols * 8, g.planes);
+        describe_gemv_m(p->kernel, g);
     }
     else if (!strcmp(plan.path, "gemv_n"))
         describe_gemv_n(p->kernel, gemv_n_cols(p->n));

@@ -17,10 +17,10 @@
 #define GEMV_THREADS 256
 #define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
 #define GEMV_SCALAR_UNROLL 4 /* ... rows of 2-byte loads, where B's rows are not 16-byte units */
-#define GEMV_M_COLS 32 /* most column threads of a gemv_m block: 256 columns of C */
-#define GEMV_M_PLANES 32 /* most K ranges of gemv_m: its last block adds them up */
-/* the most elements of C a thread of gemv_m's last block adds up */
-#define GEMV_ITEMS (GEMV_ROWS * GEMV_M_COLS * 8 / GEMV_THREADS)
+/* the most loads of partial sums a thread of gemv_m's last block makes, so the most elements of C
+ * it adds up (one plane each): past that, splitk_reduce's second launch spreads the adding */
+#define GEMV_M_LAST_LOADS 32
+#define GEMV_ITEMS (GEMV_M_LAST_LOADS / 2) /* ... with at least two planes */
 #ifndef GEMV_N_UNROLL
 #define GEMV_N_UNROLL 4 /* ... and a gemv_n lane */
 #endif
@@ -76,9 +76,9 @@ static __device__ __forceinline__ void gemv_m_rows(float (&acc)[R][8], const T *
  * cols row threads, which take consecutive parts of the range: so a narrow B still keeps every
  * thread loading. The rows of A it needs are staged in shared memory as floats, and the row
  * threads' sums are added there. With one K range the block writes C. With more, it writes its
- * sums to plane blockIdx.y of partial and counts its arrival; the last block to arrive at a
- * column block adds the planes, always in the same order, and writes C: one launch, and the same
- * result on every run. */
+ * sums to plane blockIdx.y of partial; given arrival counters it counts its arrival, and the last
+ * block to arrive at a column block adds the planes, always in the same order, and writes C: one
+ * launch, and the same result on every run. Without them splitk_reduce adds the planes. */
 template <typename T, int R>
 __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
     gemv_m_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
@@ -99,12 +99,12 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
     }
     __syncthreads();
     float acc[R][8] = {};
-    /* this row thread's part of the range: whole steps of 4 rows, the last parts short or empty */
-    const int part =
-        ceil_div(ceil_div(k1 - k0, row_threads), GEMV_SCALAR_UNROLL) * GEMV_SCALAR_UNROLL;
+    /* this row thread's part of the range: whole rounds of loads, the last parts short or empty */
+    const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
+    const int round = vec ? GEMV_UNROLL : GEMV_SCALAR_UNROLL;
+    const int part = ceil_div(ceil_div(k1 - k0, row_threads), round) * round;
     const int ka = min(k1, k0 + down * part), kb = min(k1, ka + part);
     if (col < N) {
-        const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
         int k = ka;
         /* the loads first, then the FMAs: GEMV_UNROLL 16-byte loads, or where B's rows are not
          * 16-byte units, GEMV_SCALAR_UNROLL rows of 2-byte loads; then the rest of the part */
@@ -118,15 +118,31 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
             gemv_m_rows<T, R, 1>(acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0,
                                  k_chunk, vec);
     }
-    /* the row threads' sums, one row of C at a time, to row thread 0 */
-    if (row_threads > 1)
+    /* The row threads' sums to row thread 0: first across the lanes of a warp that hold the same
+     * columns (with fewer than 32 column threads), then through shared memory, one row of C at a
+     * time, from the at most 8 threads per column that are left. */
+    if (row_threads > 1) {
+        const int lane = threadIdx.x % 32;
+        if (cols < 32)
+#pragma unroll
+            for (int r = 0; r < R; r++)
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    for (int o = 16; o >= cols; o /= 2)
+                        acc[r][e] += __shfl_xor_sync(0xffffffffu, acc[r][e], o);
+        const bool holds = cols >= 32 || lane < cols; /* a warp's (or a row thread's) sums */
+        const int q = cols >= 32 ? down : threadIdx.x / 32, left = cols >= 32 ? row_threads : 8;
 #pragma unroll
         for (int r = 0; r < R; r++) {
-            sums[2 * threadIdx.x] = make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
-            sums[2 * threadIdx.x + 1] = make_float4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]);
+            if (holds) {
+                sums[2 * (q * cols + across)] =
+                    make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+                sums[2 * (q * cols + across) + 1] =
+                    make_float4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]);
+            }
             __syncthreads();
             if (down == 0)
-                for (int d = 1; d < row_threads; d++) {
+                for (int d = 1; d < left; d++) {
                     const float4 lo = sums[2 * (d * cols + across)];
                     const float4 hi = sums[2 * (d * cols + across) + 1];
                     acc[r][0] += lo.x, acc[r][1] += lo.y, acc[r][2] += lo.z, acc[r][3] += lo.w;
@@ -134,6 +150,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
                 }
             __syncthreads();
         }
+    }
     const bool planes = gridDim.y > 1;
     float *const out = planes ? partial + (size_t)blockIdx.y * M * N : C;
     if (down == 0)
@@ -148,7 +165,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
                 else
                     C[at] = beta == 0.0f ? alpha * acc[r][e] : alpha * acc[r][e] + beta * C[at];
             }
-    if (!planes) return;
+    if (!planes || !arrivals) return; /* no counters: splitk_reduce adds the planes */
     /* Count the arrival once the block's sums are written: the fences order the sums before the
      * count, and the count before the last block's reads (step 22 does the same per tile). */
     __syncthreads();
