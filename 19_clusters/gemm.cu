@@ -458,7 +458,8 @@ template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p)
     if (g.last_adds && !(arrivals = arrival_counters((size_t)g.col_blocks * g.row_blocks)))
         return cudaErrorMemoryAllocation;
     dim3 grid(g.col_blocks * g.row_blocks, g.planes);
-    gemv_m_kernel<T, R><<<grid, GEMV_THREADS, R * g.k_chunk * sizeof(float)>>>(
+    const size_t smem = gemv_m_smem_floats(R, g.cols, g.k_chunk) * sizeof(float);
+    gemv_m_kernel<T, R><<<grid, GEMV_THREADS, smem>>>(
         p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c, g.cols,
         g.k_chunk, partial, arrivals);
     cudaError_t err = cudaGetLastError();

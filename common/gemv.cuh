@@ -17,6 +17,16 @@
 #define GEMV_THREADS 256
 #define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
 #define GEMV_SCALAR_UNROLL 4 /* ... rows of 2-byte loads, where B's rows are not 16-byte units */
+/* The dynamic shared memory of gemv_m, in floats: its flag (a float4), its rows of A, and the
+ * space where the row threads' sums meet (8 floats per column thread and warp, or per column
+ * thread and row thread) and the last block's (a float per thread), whichever is largest. */
+static size_t gemv_m_smem_floats(int rows, int cols, int k_chunk) {
+    const int row_threads = GEMV_THREADS / cols;
+    const int meet = row_threads == 1 ? 0 : cols < 32 ? 8 * 8 * cols : 8 * GEMV_THREADS;
+    const int most = rows * k_chunk > meet ? rows * k_chunk : meet;
+    return 4 + (most > GEMV_THREADS ? most : GEMV_THREADS);
+}
+
 /* the most loads of partial sums a thread of gemv_m's last block makes, so the most elements of C
  * it adds up (one plane each): past that, splitk_reduce's second launch spreads the adding */
 #define GEMV_M_LAST_LOADS 32
@@ -83,9 +93,12 @@ template <typename T, int R>
 __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
     gemv_m_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
                   int cols, int k_chunk, float *partial, int *arrivals) {
-    extern __shared__ float a_rows[];            /* [R][k_chunk] */
-    __shared__ float4 sums[GEMV_THREADS * 2];    /* a thread's 8 sums of one row of C */
-    __shared__ bool last_to_arrive;
+    /* dynamic, so that a block that needs little asks for little (gemv_m_smem_floats): a flag,
+     * then the rows of A [R][k_chunk], whose space then holds the sums that meet */
+    extern __shared__ float4 smem[];
+    int *const last_to_arrive = reinterpret_cast<int *>(smem);
+    float *const a_rows = reinterpret_cast<float *>(smem + 1);
+    float4 *const sums = smem + 1;
     const int row_threads = GEMV_THREADS / cols, across = threadIdx.x % cols;
     const int down = threadIdx.x / cols;
     /* blockIdx.x numbers (column block, row block) pairs: gridDim.y and z stop at 65535 */
@@ -107,20 +120,23 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
     if (col < N) {
         int k = ka;
         /* the loads first, then the FMAs: GEMV_UNROLL 16-byte loads, or where B's rows are not
-         * 16-byte units, GEMV_SCALAR_UNROLL rows of 2-byte loads; then the rest of the part */
+         * 16-byte units (and for the rest of the part), GEMV_SCALAR_UNROLL rows of 2-byte loads:
+         * a choice made at run time inside the unrolled loads would keep them from being issued
+         * together (20_unaligned/README.md, Tried) */
         if (vec)
             for (; k + GEMV_UNROLL <= kb; k += GEMV_UNROLL) gemv_m_rows<T, R, GEMV_UNROLL>(
                 acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0, k_chunk, true);
         for (; k + GEMV_SCALAR_UNROLL <= kb; k += GEMV_SCALAR_UNROLL)
             gemv_m_rows<T, R, GEMV_SCALAR_UNROLL>(acc, B + (size_t)k * N + col, N, N - col,
-                                                  a_rows + k - k0, k_chunk, vec);
+                                                  a_rows + k - k0, k_chunk, false);
         for (; k < kb; k++)
             gemv_m_rows<T, R, 1>(acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0,
-                                 k_chunk, vec);
+                                 k_chunk, false);
     }
     /* The row threads' sums to row thread 0: first across the lanes of a warp that hold the same
      * columns (with fewer than 32 column threads), then through shared memory, one row of C at a
      * time, from the at most 8 threads per column that are left. */
+    __syncthreads(); /* every thread is done with a_rows: its space holds the sums from here */
     if (row_threads > 1) {
         const int lane = threadIdx.x % 32;
         if (cols < 32)
@@ -174,10 +190,10 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
         const bool last = atomicAdd(&arrivals[blockIdx.x], 1) == (int)gridDim.y - 1;
         if (last) arrivals[blockIdx.x] = 0; /* all have arrived: ready for the next launch */
         __threadfence();
-        last_to_arrive = last;
+        *last_to_arrive = last;
     }
     __syncthreads();
-    if (!last_to_arrive) return;
+    if (!*last_to_arrive) return;
     /* The last block adds the planes for its rows x width elements of C: each thread up to
      * GEMV_ITEMS of them, or, with fewer elements than threads, groups of threads share the planes
      * and their sums meet in shared memory. Planes in order, groups in order: deterministic. */
