@@ -173,43 +173,33 @@ static void describe_tile(char *out, int bn, int wg, bool swap, int pair, int sp
 static void describe_fallback(char *out) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
 }
+static void describe_gemv_m(char *out, int rows, int splits) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows, splits);
+}
 static void describe_gemv_n(char *out, int cols) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_n cols=%d", cols);
 }
 
-/* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers); as many column
- * threads as N needs, the rest of the block's threads along K. K is cut aiming at about 4 blocks
- * per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up) to 1024 (its rows of
- * A in shared memory: R x 4 KB); from 32 where 128-row ranges would leave SMs idle, but never
- * below a round of loads for each row thread. The last block adds the planes where that is at
- * most GEMV_M_LAST_LOADS loads a thread. Host arithmetic, shared by the launch and the plan. */
+/* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut aiming at
+ * about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up) to
+ * 1024 (its rows of A in shared memory: R x 4 KB); from 32 where 128-row ranges would leave SMs
+ * idle, since a thread's rows follow one another. Host arithmetic, shared by the launch and the
+ * plan. */
 struct gemv_m_grid {
-    int rows, cols, col_blocks, row_blocks, k_chunk, planes;
-    bool last_adds;
+    int rows, col_blocks, row_blocks, k_chunk, planes;
 };
 static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
     gemv_m_grid g;
     g.rows = m == 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
-    for (g.cols = 1; g.cols < ceil_div(n, 8) && g.cols < GEMV_THREADS;) g.cols *= 2;
-    g.col_blocks = ceil_div(ceil_div(n, 8), g.cols);
+    g.col_blocks = ceil_div(ceil_div(n, 8), GEMV_THREADS);
     g.row_blocks = ceil_div(m, g.rows);
-    const int blocks = g.col_blocks * g.row_blocks;
-    const int splits = ceil_div(4 * sms, blocks);
+    const int splits = ceil_div(4 * sms, g.col_blocks * g.row_blocks);
     const int k_chunk = ceil_div(ceil_div(k, splits), 8) * 8;
     /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32 */
-    const int least = std::max(blocks * ceil_div(k, 128) < sms ? 32 : 128,
-                               GEMV_SCALAR_UNROLL * (GEMV_THREADS / g.cols));
-    g.k_chunk = std::min(k_chunk < least ? least : k_chunk, 8192 / g.rows);
+    const int least = g.col_blocks * g.row_blocks * ceil_div(k, 128) < sms ? 32 : 128;
+    g.k_chunk = k_chunk < least ? least : k_chunk > 1024 ? 1024 : k_chunk;
     g.planes = ceil_div(k, g.k_chunk);
-    const long items = (long)std::min(m, g.rows) * std::min(n, 8 * g.cols);
-    g.last_adds = g.planes > 1 && items * g.planes <= (long)GEMV_M_LAST_LOADS * GEMV_THREADS;
     return g;
-}
-/* reduce=last: the last block to arrive adds the K ranges' sums; reduce=kernel: splitk_reduce */
-static void describe_gemv_m(char *out, const gemv_m_grid &g) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d cols=%d splits=%d%s",
-             g.rows, g.cols * 8, g.planes,
-             g.planes == 1 ? "" : g.last_adds ? " reduce=last" : " reduce=kernel");
 }
 /* gemv_n: CN = 1, 4 or 8 columns per warp (CN = 2 would spill at ptxas's 64 registers). */
 static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
@@ -223,7 +213,7 @@ static int plan_gemm(gemm_args *p, int sms) {
         describe_tile(p->kernel, plan.bn, plan.wg, plan.swap, plan.pair, plan.splits);
     else if (!strcmp(plan.path, "gemv_m")) {
         const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sms);
-        describe_gemv_m(p->kernel, g);
+        describe_gemv_m(p->kernel, g.rows, g.planes);
     }
     else if (!strcmp(plan.path, "gemv_n"))
         describe_gemv_n(p->kernel, gemv_n_cols(p->n));

@@ -17,20 +17,6 @@
 #define GEMV_THREADS 256
 #define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
 #define GEMV_SCALAR_UNROLL 4 /* ... rows of 2-byte loads, where B's rows are not 16-byte units */
-/* The dynamic shared memory of gemv_m, in floats: its flag (a float4), its rows of A, and the
- * space where the row threads' sums meet (8 floats per column thread and warp, or per column
- * thread and row thread) and the last block's (a float per thread), whichever is largest. */
-static size_t gemv_m_smem_floats(int rows, int cols, int k_chunk) {
-    const int row_threads = GEMV_THREADS / cols;
-    const int meet = row_threads == 1 ? 0 : cols < 32 ? 8 * 8 * cols : 8 * GEMV_THREADS;
-    const int most = rows * k_chunk > meet ? rows * k_chunk : meet;
-    return 4 + (most > GEMV_THREADS ? most : GEMV_THREADS);
-}
-
-/* the most loads of partial sums a thread of gemv_m's last block makes, so the most elements of C
- * it adds up (one plane each): past that, splitk_reduce's second launch spreads the adding */
-#define GEMV_M_LAST_LOADS 32
-#define GEMV_ITEMS (GEMV_M_LAST_LOADS / 2) /* ... with at least two planes */
 #ifndef GEMV_N_UNROLL
 #define GEMV_N_UNROLL 4 /* ... and a gemv_n lane */
 #endif
@@ -80,30 +66,19 @@ static __device__ __forceinline__ void gemv_m_rows(float (&acc)[R][8], const T *
     }
 }
 
-/* M small: B streamed. A block covers R rows of C, `cols` x 8 of its columns (blockIdx.x /
- * col_blocks) and one K range of k_chunk rows (blockIdx.y). Its threads form `cols` column threads
- * (8 columns each: a warp reads B's rows in runs of up to 512 contiguous bytes) by GEMV_THREADS /
- * cols row threads, which take consecutive parts of the range: so a narrow B still keeps every
- * thread loading. The rows of A it needs are staged in shared memory as floats, and the row
- * threads' sums are added there. With one K range the block writes C. With more, it writes its
- * sums to plane blockIdx.y of partial; given arrival counters it counts its arrival, and the last
- * block to arrive at a column block adds the planes, always in the same order, and writes C: one
- * launch, and the same result on every run. Without them splitk_reduce adds the planes. */
+/* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.x /
+ * col_blocks), and walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each
+ * (rows of 16-byte units: a warp reads 512 contiguous bytes per row, GEMV_UNROLL rows before it
+ * multiplies). The rows of A it needs are staged in shared memory as floats. With one K range it
+ * writes C; with more, its raw sums to plane blockIdx.y of partial, which splitk_reduce adds up. */
 template <typename T, int R>
 __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
     gemv_m_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
-                  int cols, int k_chunk, float *partial, int *arrivals) {
-    /* dynamic, so that a block that needs little asks for little (gemv_m_smem_floats): a flag,
-     * then the rows of A [R][k_chunk], whose space then holds the sums that meet */
-    extern __shared__ float4 smem[];
-    int *const last_to_arrive = reinterpret_cast<int *>(smem);
-    float *const a_rows = reinterpret_cast<float *>(smem + 1);
-    float4 *const sums = smem + 1;
-    const int row_threads = GEMV_THREADS / cols, across = threadIdx.x % cols;
-    const int down = threadIdx.x / cols;
+                  int k_chunk, float *partial) {
+    extern __shared__ float a_rows[]; /* [R][k_chunk] */
     /* blockIdx.x numbers (column block, row block) pairs: gridDim.y and z stop at 65535 */
-    const int col_blocks = ceil_div(ceil_div(N, 8), cols);
-    const int c0 = blockIdx.x % col_blocks * cols * 8, col = c0 + across * 8;
+    const int col_blocks = ceil_div(ceil_div(N, 8), GEMV_THREADS);
+    const int col = (blockIdx.x % col_blocks * GEMV_THREADS + threadIdx.x) * 8;
     const int m0 = blockIdx.x / col_blocks * R;
     const int k0 = blockIdx.y * k_chunk, k1 = min(K, k0 + k_chunk), rows = min(R, M - m0);
     for (int i = threadIdx.x; i < R * k_chunk; i += GEMV_THREADS) {
@@ -112,123 +87,33 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
     }
     __syncthreads();
     float acc[R][8] = {};
-    /* this row thread's part of the range: whole rounds of loads, the last parts short or empty */
-    const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
-    const int round = vec ? GEMV_UNROLL : GEMV_SCALAR_UNROLL;
-    const int part = ceil_div(ceil_div(k1 - k0, row_threads), round) * round;
-    const int ka = min(k1, k0 + down * part), kb = min(k1, ka + part);
     if (col < N) {
-        int k = ka;
+        const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
+        int k = k0;
         /* the loads first, then the FMAs: GEMV_UNROLL 16-byte loads, or where B's rows are not
-         * 16-byte units (and for the rest of the part), GEMV_SCALAR_UNROLL rows of 2-byte loads:
-         * a choice made at run time inside the unrolled loads would keep them from being issued
-         * together (20_unaligned/README.md, Tried) */
+         * 16-byte units (and for the rest of the range), GEMV_SCALAR_UNROLL rows of 2-byte loads */
         if (vec)
-            for (; k + GEMV_UNROLL <= kb; k += GEMV_UNROLL) gemv_m_rows<T, R, GEMV_UNROLL>(
+            for (; k + GEMV_UNROLL <= k1; k += GEMV_UNROLL) gemv_m_rows<T, R, GEMV_UNROLL>(
                 acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0, k_chunk, true);
-        for (; k + GEMV_SCALAR_UNROLL <= kb; k += GEMV_SCALAR_UNROLL)
+        for (; k + GEMV_SCALAR_UNROLL <= k1; k += GEMV_SCALAR_UNROLL)
             gemv_m_rows<T, R, GEMV_SCALAR_UNROLL>(acc, B + (size_t)k * N + col, N, N - col,
                                                   a_rows + k - k0, k_chunk, false);
-        for (; k < kb; k++)
+        for (; k < k1; k++) /* the rest of the range */
             gemv_m_rows<T, R, 1>(acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0,
                                  k_chunk, false);
     }
-    /* The row threads' sums to row thread 0: first across the lanes of a warp that hold the same
-     * columns (with fewer than 32 column threads), then through shared memory, one row of C at a
-     * time, from the at most 8 threads per column that are left. */
-    __syncthreads(); /* every thread is done with a_rows: its space holds the sums from here */
-    if (row_threads > 1) {
-        const int lane = threadIdx.x % 32;
-        if (cols < 32)
+    float *const plane = partial + (size_t)blockIdx.y * M * N; /* (unused with one K range) */
 #pragma unroll
-            for (int r = 0; r < R; r++)
+    for (int r = 0; r < R; r++)
 #pragma unroll
-                for (int e = 0; e < 8; e++)
-                    for (int o = 16; o >= cols; o /= 2)
-                        acc[r][e] += __shfl_xor_sync(0xffffffffu, acc[r][e], o);
-        const bool holds = cols >= 32 || lane < cols; /* a warp's (or a row thread's) sums */
-        const int q = cols >= 32 ? down : threadIdx.x / 32, left = cols >= 32 ? row_threads : 8;
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            if (holds) {
-                sums[2 * (q * cols + across)] =
-                    make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
-                sums[2 * (q * cols + across) + 1] =
-                    make_float4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]);
-            }
-            __syncthreads();
-            if (down == 0)
-                for (int d = 1; d < left; d++) {
-                    const float4 lo = sums[2 * (d * cols + across)];
-                    const float4 hi = sums[2 * (d * cols + across) + 1];
-                    acc[r][0] += lo.x, acc[r][1] += lo.y, acc[r][2] += lo.z, acc[r][3] += lo.w;
-                    acc[r][4] += hi.x, acc[r][5] += hi.y, acc[r][6] += hi.z, acc[r][7] += hi.w;
-                }
-            __syncthreads();
+        for (int e = 0; e < 8; e++) {
+            const size_t at = (size_t)(m0 + r) * N + col + e;
+            if (r >= rows || col + e >= N) continue;
+            if (gridDim.y > 1)
+                plane[at] = acc[r][e];
+            else
+                C[at] = beta == 0.0f ? alpha * acc[r][e] : alpha * acc[r][e] + beta * C[at];
         }
-    }
-    const bool planes = gridDim.y > 1;
-    float *const out = planes ? partial + (size_t)blockIdx.y * M * N : C;
-    if (down == 0)
-#pragma unroll
-        for (int r = 0; r < R; r++)
-#pragma unroll
-            for (int e = 0; e < 8; e++) {
-                const size_t at = (size_t)(m0 + r) * N + col + e;
-                if (r >= rows || col + e >= N) continue;
-                if (planes)
-                    __stcg(&out[at], acc[r][e]);
-                else
-                    C[at] = beta == 0.0f ? alpha * acc[r][e] : alpha * acc[r][e] + beta * C[at];
-            }
-    if (!planes || !arrivals) return; /* no counters: splitk_reduce adds the planes */
-    /* Count the arrival once the block's sums are written: the fences order the sums before the
-     * count, and the count before the last block's reads (step 22 does the same per tile). */
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        const bool last = atomicAdd(&arrivals[blockIdx.x], 1) == (int)gridDim.y - 1;
-        if (last) arrivals[blockIdx.x] = 0; /* all have arrived: ready for the next launch */
-        __threadfence();
-        *last_to_arrive = last;
-    }
-    __syncthreads();
-    if (!*last_to_arrive) return;
-    /* The last block adds the planes for its rows x width elements of C: each thread up to
-     * GEMV_ITEMS of them, or, with fewer elements than threads, groups of threads share the planes
-     * and their sums meet in shared memory. Planes in order, groups in order: deterministic. */
-    const int width = min(cols * 8, N - c0), items = rows * width, P = gridDim.y;
-    const size_t plane = (size_t)M * N;
-    auto at = [&](int i) { return (size_t)(m0 + i / width) * N + c0 + i % width; };
-    auto write = [&](int i, float s) {
-        float *c = &C[at(i)];
-        *c = beta == 0.0f ? alpha * s : alpha * s + beta * *c;
-    };
-    if (items < GEMV_THREADS) {
-        const int groups = GEMV_THREADS / items, g = threadIdx.x / items, i = threadIdx.x % items;
-        float s = 0.0f;
-        if (g < groups)
-#pragma unroll 4
-            for (int p = g; p < P; p += groups) s += __ldcg(&partial[p * plane + at(i)]);
-        float *const shared_sums = reinterpret_cast<float *>(sums);
-        shared_sums[threadIdx.x] = s;
-        __syncthreads();
-        if (g != 0) return;
-        for (int h = 1; h < groups; h++) s += shared_sums[h * items + i];
-        write(i, s);
-        return;
-    }
-    float s[GEMV_ITEMS] = {}; /* item threadIdx.x + GEMV_THREADS j */
-#pragma unroll 4
-    for (int p = 0; p < P; p++)
-#pragma unroll
-        for (int j = 0; j < GEMV_ITEMS; j++) {
-            const int i = threadIdx.x + GEMV_THREADS * j;
-            if (i < items) s[j] += __ldcg(&partial[p * plane + at(i)]);
-        }
-#pragma unroll
-    for (int j = 0; j < GEMV_ITEMS; j++)
-        if (threadIdx.x + GEMV_THREADS * j < items) write(threadIdx.x + GEMV_THREADS * j, s[j]);
 }
 
 /* N small: A streamed. A warp owns one row of C and CN of its columns; its lanes read 16 bytes of
