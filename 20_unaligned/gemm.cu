@@ -514,18 +514,15 @@ template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
 /* gemv_m: R = M up to 8 rows per block, K cut as gemv_m_shape says (plan.h). */
 template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p) {
     const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sm_count());
-    describe_gemv_m(p->kernel, R, g.planes, g.last_adds);
+    describe_gemv_m(p->kernel, R, g.planes);
     float *partial = g.planes > 1 ? workspace((size_t)g.planes * p->m * p->n) : NULL;
-    int *arrivals = g.last_adds ? arrival_counters((size_t)g.col_blocks * g.row_blocks) : NULL;
-    if ((g.planes > 1 && !partial) || (g.last_adds && !arrivals)) return cudaErrorMemoryAllocation;
+    if (g.planes > 1 && !partial) return cudaErrorMemoryAllocation;
     dim3 grid(g.col_blocks * g.row_blocks, g.planes);
-    const size_t smem = std::max(R * g.k_chunk, GEMV_THREADS) * sizeof(float);
-    gemv_m_kernel<T, R><<<grid, GEMV_THREADS, smem>>>(p->m, p->n, p->k, p->alpha,
-                                                     (const T *)p->a, (const T *)p->b, p->beta,
-                                                     p->c, g.k_chunk, partial, arrivals);
+    gemv_m_kernel<T, R><<<grid, GEMV_THREADS, R * g.k_chunk * sizeof(float)>>>(
+        p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c, g.k_chunk,
+        partial);
     cudaError_t err = cudaGetLastError();
-    return err != cudaSuccess || g.planes == 1 || g.last_adds ? err
-                                                             : reduce_planes(p, partial, g.planes);
+    return err != cudaSuccess || g.planes == 1 ? err : reduce_planes(p, partial, g.planes);
 }
 template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
     const int rows = gemv_m_shape(p->m, p->n, p->k, sm_count()).rows;

@@ -222,9 +222,9 @@ static void describe_tile(char *out, int bn, int wg, bool swap, int pair, int sp
 static void describe_fallback(char *out) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
 }
-static void describe_gemv_m(char *out, int rows, int splits, bool last_adds) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d%s", rows,
-             splits, splits == 1 ? "" : last_adds ? " reduce=last" : " reduce=kernel");
+static void describe_gemv_m(char *out, int rows, int splits) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows,
+             splits);
 }
 static void describe_gemv_n(char *out, int cols) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_n cols=%d", cols);
@@ -237,7 +237,6 @@ static void describe_gemv_n(char *out, int cols) {
  * plan. */
 struct gemv_m_grid {
     int rows, col_blocks, row_blocks, k_chunk, planes;
-    bool last_adds; /* the last block to arrive adds the planes (else splitk_reduce) */
 };
 static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
     gemv_m_grid g;
@@ -250,9 +249,6 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
     const int least = g.col_blocks * g.row_blocks * ceil_div(k, 128) < sms ? 32 : 128;
     g.k_chunk = k_chunk < least ? least : k_chunk > 1024 ? 1024 : k_chunk;
     g.planes = ceil_div(k, g.k_chunk);
-    /* the last block adds where its threads make at most 32 loads of partial sums a thread */
-    const long items = (long)std::min(m, g.rows) * std::min(n, 8 * GEMV_THREADS);
-    g.last_adds = g.planes > 1 && items * g.planes <= 32L * GEMV_THREADS;
     return g;
 }
 /* gemv_n: CN = 1, 4 or 8 columns per warp (CN = 2 would spill at ptxas's 64 registers). */
@@ -268,7 +264,7 @@ static int plan_gemm(gemm_args *p, int sms) {
                       padding_for(p));
     else if (!strcmp(plan.path, "gemv_m")) {
         const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sms);
-        describe_gemv_m(p->kernel, g.rows, g.planes, g.last_adds);
+        describe_gemv_m(p->kernel, g.rows, g.planes);
     }
     else if (!strcmp(plan.path, "gemv_n"))
         describe_gemv_n(p->kernel, gemv_n_cols(p->n));

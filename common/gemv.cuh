@@ -70,15 +70,12 @@ static __device__ __forceinline__ void gemv_m_rows(float (&acc)[R][8], const T *
  * col_blocks), and walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each
  * (rows of 16-byte units: a warp reads 512 contiguous bytes per row, GEMV_UNROLL rows before it
  * multiplies). The rows of A it needs are staged in shared memory as floats. With one K range it
- * writes C; with more, its raw sums to plane blockIdx.y of partial. Given arrival counters, the
- * last block of a column block to arrive adds the planes (in order: the same sum on every run) and
- * writes C, in the same launch; without them splitk_reduce adds them up in a second one. */
+ * writes C; with more, its raw sums to plane blockIdx.y of partial, which splitk_reduce adds up. */
 template <typename T, int R>
 __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
     gemv_m_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
-                  int k_chunk, float *partial, int *arrivals) {
-    extern __shared__ float a_rows[]; /* [R][k_chunk], at least GEMV_THREADS (gemv_m_smem) */
-    __shared__ int last_to_arrive;
+                  int k_chunk, float *partial) {
+    extern __shared__ float a_rows[]; /* [R][k_chunk] */
     /* blockIdx.x numbers (column block, row block) pairs: gridDim.y and z stop at 65535 */
     const int col_blocks = ceil_div(ceil_div(N, 8), GEMV_THREADS);
     const int col = (blockIdx.x % col_blocks * GEMV_THREADS + threadIdx.x) * 8;
@@ -117,39 +114,6 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
             else
                 C[at] = beta == 0.0f ? alpha * acc[r][e] : alpha * acc[r][e] + beta * C[at];
         }
-    if (gridDim.y == 1 || !arrivals) return;
-    /* Count the arrival once the block's sums are written: the fences order the sums before the
-     * count, and the count before the last block's reads (step 22 does the same per tile). */
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        const bool last = atomicAdd(&arrivals[blockIdx.x], 1) == (int)gridDim.y - 1;
-        if (last) arrivals[blockIdx.x] = 0; /* all have arrived: ready for the next launch */
-        __threadfence();
-        last_to_arrive = last;
-    }
-    __syncthreads();
-    if (!last_to_arrive) return;
-    /* The block's rows x width elements of C; with fewer than threads, groups of threads take
-     * every groups-th plane and meet in a_rows (free now). */
-    const int c0 = col - threadIdx.x * 8, width = min(GEMV_THREADS * 8, N - c0);
-    const int items = rows * width, groups = max(1, GEMV_THREADS / items), planes = gridDim.y;
-    const int g = threadIdx.x / items;
-    const int first = items < GEMV_THREADS ? threadIdx.x % items : threadIdx.x;
-#pragma unroll 1
-    for (int i = first; i < items; i += GEMV_THREADS) {
-        const size_t at = (size_t)(m0 + i / width) * N + c0 + i % width;
-        float s = 0.0f;
-        if (g < groups)
-            for (int p = g; p < planes; p += groups) s += __ldcg(&partial[p * (size_t)M * N + at]);
-        if (groups > 1) {
-            a_rows[threadIdx.x] = s;
-            __syncthreads();
-            if (g != 0) return;
-            for (int h = 1; h < groups; h++) s += a_rows[h * items + i];
-        }
-        C[at] = beta == 0.0f ? alpha * s : alpha * s + beta * C[at];
-    }
 }
 
 /* N small: A streamed. A warp owns one row of C and CN of its columns; its lanes read 16 bytes of

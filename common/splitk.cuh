@@ -1,8 +1,7 @@
 /*
  * splitk.cuh: the K-split's second kernel and the scratch memory, shared by the steps from 17 on
  * (17_split_k/README.md): split-K and gemv_m write FP32 planes of partial sums that splitk_reduce
- * adds up (or, for gemv_m, its last block, with the arrival counters below); step 20 keeps padded
- * copies of the operands in a second workspace.
+ * adds up; step 20 keeps padded copies of the operands in a second workspace.
  */
 #ifndef SPLITK_CUH
 #define SPLITK_CUH
@@ -62,23 +61,6 @@ static void *workspace_bytes(int slot, size_t bytes) {
 }
 static float *workspace(size_t floats) {
     return (float *)workspace_bytes(0, floats * sizeof(float));
-}
-
-/* One arrival counter per block of gemv_m's grid where its last block adds the planes, zeroed
- * when allocated; the last block to arrive puts its counter back to 0. Grown when a problem needs
- * more, on a launch the harness does not time (a warm-up run, or the check). */
-static int *arrival_counters(size_t count) {
-    static int *counters = NULL;
-    static size_t have = 0;
-    if (count > have) {
-        cudaFree(counters);
-        counters = NULL;
-        have = 0;
-        if (cudaMalloc(&counters, count * sizeof(int)) != cudaSuccess) return NULL;
-        if (cudaMemset(counters, 0, count * sizeof(int)) != cudaSuccess) return NULL;
-        have = count;
-    }
-    return counters;
 }
 
 static cudaError_t reduce_planes(const gemm_args *p, const float *partial, int planes) {
