@@ -110,8 +110,8 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     } else if (!forced_bn && !swap && best.bn == 64 && best.wg == 2 &&
                ceil_div(m, 64) * ceil_div(n, 128) <= ceil_div(m, 128) * ceil_div(n, 64)) {
         /* No more tiles turned round: 64 x 128 instead of 128 x 64, one consumer warpgroup
-         * issuing m64n128 instead of two issuing m64n64 (at 1024^3, cuBLAS's tile: 98% of
-         * cuBLAS against 91%, README.md) */
+         * issuing m64n128 instead of two issuing m64n64 on as many tiles (cuBLAS's tile at
+         * 1024^3; measured in docs/19_clusters.md) */
         best.bn = 128;
         best.wg = 1;
         best.path = tile_path(128, 1);
