@@ -152,9 +152,9 @@ def dispatch_table(rows, step):
     before = {k: b for k, (r, b) in pairs.items()}
     if not mine:
         return "No recorded results yet: run `make shapes` and `make sweep` on a GPU.\n"
-    def order(shape):  # the squares by size, then small M (M growing), then small N
+    def order(shape):  # the squares by size, then small M (M growing), then small N; ties by shape
         m, n, k = map(int, shape)
-        return (0, m, 0) if m == n == k else (1, n < m, m + n)
+        return ((0, m, 0) if m == n == k else (1, n < m, m + n)) + (m, n, k)
 
     # make shapes' broad set runs on the library step alone and results/README.md summarizes it:
     # the rows of such a run (a commit with 40 or more of the set's shapes) appear here only beside
