@@ -1,5 +1,5 @@
 /*
- * Step 19: clusters of two, the library step (Hopper only). With two tiles per tile row (N = 256
+ * Step 19: clusters of two (Hopper only). With two tiles per tile row (N = 256
  * at M = 8192) both blocks of the row read the same rows of A, most of the bytes. A cluster of two
  * blocks on neighbouring tiles loads each half of the A tile once and multicasts it into both
  * blocks' shared memory (TMA .multicast::cluster); a consumer frees a stage in both blocks (a

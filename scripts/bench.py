@@ -78,21 +78,21 @@ def parse_size(s):
     return tuple(int(p) for p in parts)
 
 
-def fastest(steps, rows):
-    """The fastest FP32 step and the fastest tensor-core step at 4096^3 in make bench's rows (the
-    last of a kind where none is recorded: the curriculum gets faster), and the last step, which
-    chooses its kernel by shape (13): the shapes it was built for."""
+def fastest(steps, rows, library=""):
+    """The fastest FP32 step and the fastest tensor-core step before the library step at 4096^3 in
+    make bench's rows (the last of a kind where none is recorded: the curriculum gets faster), and
+    the library step (default the last), which chooses its kernel by shape (13): the shapes it was
+    built for."""
+    lib = library or steps[-1]
     picked = []
     for tensor in (False, True):
-        kind = [s for s in steps if (stepinfo.step_dtypes(ROOT, s) != ["fp32"]) == tensor]
-        if tensor and len(kind) > 1:
-            kind = kind[:-1]
+        kind = [s for s in steps if (stepinfo.step_dtypes(ROOT, s) != ["fp32"]) == tensor and s < lib]
         if not kind:
             continue
         speed = {s: max([float(r["gflops"]) for r in rows.values() if r["run"] == "bench" and r["step"] == s
                          and stepinfo.at_main_shape(r)] or [0.0]) for s in kind}
         picked.append(max(kind, key=lambda s: (speed[s], s)))
-    return list(dict.fromkeys(picked + steps[-1:]))
+    return list(dict.fromkeys(picked + [lib]))
 
 
 def result_row(r, env, run):
@@ -154,7 +154,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sizes", nargs="*", type=parse_size, default=[(4096, 4096, 4096)])
     ap.add_argument("--steps", default="", help="comma-separated step numbers or directory names (default: all built)")
-    ap.add_argument("--fastest", action="store_true", help="only the fastest FP32 and tensor-core steps, and the last step")
+    ap.add_argument("--fastest", action="store_true", help="only the fastest FP32 and tensor-core steps, and the "
+                    "library step")
+    ap.add_argument("--library", default="", metavar="STEP",
+                    help="with --fastest: the library step (default: the last built)")
     ap.add_argument("--run", choices=["bench", "sweep", "shapes"], default="bench", help="what the rows are recorded as")
     ap.add_argument("--path", default="", help="force this path of a step that chooses by shape; recorded as run "
                     "'path:NAME'")
@@ -185,7 +188,11 @@ def main():
     path = results_path(env["gpu"])
     rows = load(path)
     if args.fastest:
-        steps = fastest(steps, rows)
+        library = next((s for s in steps if args.library and (s == args.library or s.startswith(args.library.zfill(2) + "_"))), "")
+        if args.library and not library:
+            print(f"bench: --library {args.library}: no such built step", file=sys.stderr)
+            return 2
+        steps = fastest(steps, rows, library)
         print("fastest steps by the recorded 4096^3 results: " + ", ".join(steps), flush=True)
     print(f"{env['gpu']}, driver {env['driver']}, CUDA {env['cuda']}, commit {env['commit']}, {env['date']}", flush=True)
     print(f"{'step':<20} {'dtype':<5} {'M x N x K':<16} {'GFLOPS':>10} {'cuBLAS':>10} {'% cuBLAS':>9} {'vs prev':>8}  path: configuration",

@@ -52,9 +52,9 @@ def fmt(x):
     return f"{float(x):,.0f}"
 
 
-# Dense peaks by the vendor's datasheet, GFLOPS at the boost clock (1.98 GHz for the H200 SXM):
-# FP32 on the CUDA cores, FP16/BF16 with FP32 accumulation on the tensor cores. Under the 700 W
-# cap the clock drops (README.md), so the reachable peak is lower than these.
+# Dense peaks by the vendor's datasheet, GFLOPS: FP32 on the CUDA cores at the 1.98 GHz boost
+# clock, FP16/BF16 with FP32 accumulation on the tensor cores (4096 FLOP per SM per clock at
+# 1.83 GHz). Under the 700 W cap the clock drops (README.md), so the reachable peak is lower.
 PEAK_GFLOPS = {"NVIDIA H200": {"fp32": 66.9e3, "fp16": 989.4e3, "bf16": 989.4e3}}
 
 
@@ -310,10 +310,14 @@ def linear_table(rows, step, square):
 
 
 def linear_shapes_summary(rows):
-    """The non-square x W^T rows (the model shapes, bench.py --shape-set model --linear E), one line
-    per epilogue, dtype and M: how many shapes, the minimum and median % of cuBLASLt, the worst."""
+    """The non-square x W^T rows of the model shapes (bench.py --shape-set model --linear E), one
+    line per epilogue, dtype and M: how many shapes, the minimum and median % of cuBLASLt, the
+    worst. Rows of other shapes (development runs) are left out."""
+    model = broad_set_keys()[1]
     groups = {}
     for r in rows:
+        if (r["m"], r["n"], r["k"]) not in model:
+            continue
         groups.setdefault((r["run"], r["dtype"], int(r["m"])), []).append(r)
     out = ["| epilogue | dtype | M | shapes | min % of cuBLASLt | median | worst shape (and its kernel) |",
            "|---|---|---:|---:|---:|---:|---|"]
