@@ -1,7 +1,7 @@
 /*
  * splitk.cuh: the K-split's second kernel and the scratch memory, shared by the steps from 17 on
- * (17_split_k/README.md): split-K and gemv_m write FP32 planes of partial sums that splitk_reduce
- * adds up; step 20 keeps padded copies of the operands in a second workspace.
+ * (17_split_k/README.md): split-K writes FP32 planes of partial sums that splitk_reduce adds up
+ * (step 18's gemv_m does too).
  */
 #ifndef SPLITK_CUH
 #define SPLITK_CUH
@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(256) splitk_reduce(const float *partial, int p
 }
 
 /* Workspaces, grown when a problem needs more and kept otherwise (the harness's untimed warm-up
- * runs make them): slot 0 holds the FP32 planes, slot 1 step 20's padded copies of A and B. */
+ * runs make them): slot 0 holds the FP32 planes, slot 1 any other scratch a step needs. */
 static void *workspace_bytes(int slot, size_t bytes) {
     static void *ws[2] = {NULL, NULL};
     static size_t have[2] = {0, 0};
