@@ -87,7 +87,7 @@ static_assert(MIN_BLOCKS >= 1 && THREADS * MIN_BLOCKS <= 2048, "an SM holds at m
 #define STAGE_ELEMS (BM * A_STRIDE + BK * B_STRIDE) /* one stage: an A tile, then a B tile */
 #define RING_BYTES (STAGES * STAGE_ELEMS * 2)       /* STAGES stages of 2-byte elements */
 /* Step 09, part 4: the epilogue stages C through the same shared memory once the ring is drained:
- * per warp, half its tile's columns at a time, rows padded by 8 floats (README, "The epilogue"). */
+ * per warp, half its tile's columns at a time, rows padded by 8 floats (09's README, part 4). */
 #define EPI_COLS (WN / 2)
 #define EPI_STRIDE (EPI_COLS + 8)
 #define EPI_BYTES (WARPS * WM * EPI_STRIDE * 4)
@@ -130,7 +130,7 @@ __device__ int2 a_chunk(int c) {
 
 /* Step 09, part 1. Four 8 x 8 matrices of 16-bit elements from shared memory; lane i supplies the
  * address of row i % 8 of matrix i / 8, and receives two elements of each matrix. .trans hands out
- * columns instead of rows (B is stored k-major, mma wants it n-major). */
+ * columns instead of rows (B is stored n-contiguous, MN-major; mma wants it K-major). */
 __device__ void ldmatrix_x4(uint32_t r[4], const void *row) {
     const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row));
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
@@ -147,7 +147,7 @@ __device__ void ldmatrix_x4_trans(uint32_t r[4], const void *row) {
 }
 
 /* d = a * b + d for one 16 x 8 tile of C, K = 16; a: 16 x 16 row-major, b: 16 x 8 "col"
- * (n-major), 2 elements per 32-bit register. */
+ * (K-major: k contiguous in a column), 2 elements per 32-bit register. */
 template <typename T>
 __device__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
     if constexpr (std::is_same_v<T, __half>)
@@ -187,7 +187,7 @@ template <typename T, bool VEC>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     gemm_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C) {
 #if __CUDA_ARCH__ >= 800 /* bf16 mma.sync needs sm_80: older builds are never launched */
-    /* Three stages of (A tile row-major (k contiguous), B tile k-major (n contiguous)), both
+    /* Three stages of (A tile row-major (k contiguous), B tile MN-major (n contiguous)), both
      * padded; dynamic shared memory, because the stages pass the 48 KB static limit. */
     extern __shared__ __align__(16) unsigned char smem[];
     T *const ring = reinterpret_cast<T *>(smem);
@@ -287,10 +287,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     }
 
     /* Step 09, part 4, the epilogue. Stored straight from the accumulators, one instruction writes
-     * 8 bytes to each of 8 rows: 8 partial lines. Instead each warp puts half its columns at a time
-     * into shared memory (the ring is free once the barrier has seen every warp's last ldmatrix),
-     * then reads them back as rows of float4: a quarter-warp writes WN / 2 consecutive floats of
-     * one row. */
+     * 32 bytes to each of 8 rows: 8 partial lines. Instead each warp puts half its columns at a
+     * time into shared memory (the ring is free once the barrier has seen every warp's last
+     * ldmatrix), then reads them back as rows of float4: a quarter-warp writes WN / 2 consecutive
+     * floats of one row. */
     __syncthreads();
     float *const staged = reinterpret_cast<float *>(smem) + warp * WM * EPI_STRIDE;
 #pragma unroll

@@ -75,6 +75,8 @@ static_assert(65536 / THREADS / 8 * 8 <= CONSUMER_REGISTERS,
               "__launch_bounds__(THREADS, 1) caps the allocation at 65536 / THREADS registers (a "
               "multiple of 8): "
               "setmaxnreg.inc may only raise a warpgroup's count, never lower it");
+static_assert(PRODUCER_REGISTERS <= 65536 / THREADS / 8 * 8,
+              "setmaxnreg.dec may only lower a warpgroup's count, never raise it");
 static_assert(GROUP_M >= 1, "a strip is at least one tile row");
 
 /* C(row, col), C(row, col + 1) = alpha * acc + beta * C inside the matrix (step 09's store4, two
@@ -251,18 +253,9 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
         made = *p;
     }
     /* Persistent: one block per SM (fewer when there are fewer tiles). */
-    static int sm_count = 0;
-    if (!sm_count) {
-        int device = 0;
-        cudaError_t err = cudaGetDevice(&device);
-        if (err == cudaSuccess)
-            err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
-        if (err != cudaSuccess) return err;
-    }
     const int tiles = ceil_div(p->m, BM) * ceil_div(p->n, BN);
-    dim3 grid(tiles < sm_count ? tiles : sm_count);
-    gemm_kernel<T>
-        <<<grid, THREADS, SMEM_BYTES>>>(map_a, map_b, p->m, p->n, p->k, p->alpha, p->beta, p->c);
+    gemm_kernel<T><<<tiles < sm_count() ? tiles : sm_count(), THREADS, SMEM_BYTES>>>(
+        map_a, map_b, p->m, p->n, p->k, p->alpha, p->beta, p->c);
     return cudaGetLastError();
 }
 

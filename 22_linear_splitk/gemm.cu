@@ -86,6 +86,8 @@ static_assert(65536 / THREADS / 8 * 8 <= CONSUMER_REGISTERS,
               "__launch_bounds__(THREADS, 1) caps the allocation at 65536 / THREADS registers (a "
               "multiple of 8): "
               "setmaxnreg.inc may only raise a warpgroup's count, never lower it");
+static_assert(PRODUCER_REGISTERS <= 65536 / THREADS / 8 * 8,
+              "setmaxnreg.dec may only lower a warpgroup's count, never raise it");
 static_assert(GROUP_M >= 1, "a strip is at least one tile row");
 #define MAX_SPLITS 16
 #define MIN_SLICES 4 /* BK-slices per split: a ring of STAGES needs a few to overlap */

@@ -14,7 +14,7 @@
  *   registers      setmaxnreg_dec, setmaxnreg_inc                               (step 12)
  *   barriers       warpgroup_sync, consumers_sync (named barriers)        (steps 13, 21)
  *   clusters       cluster_rank, cluster_sync, mbar_arrive_in (mapa)            (step 19)
- *   host           make_map (a tensor map), sm_count                            (steps 11, 13)
+ *   host           make_map (a tensor map), sm_count                            (steps 11, 12)
  *
  * Everything here is PTX of the PTX ISA (sections "mbarrier", "cp.async.bulk.tensor", "wgmma",
  * "setmaxnreg", "barrier.cluster", "mapa"); the tensor map comes from the driver API
@@ -40,7 +40,7 @@ static __device__ __forceinline__ void mbar_init(uint64_t *bar, int arrivals) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrivals)
                  : "memory");
 }
-/* Makes initialized barriers visible to the async proxy (the TMA engine) and to the cluster. */
+/* Releases the barriers' init (cluster scope) before threads, the cluster or TMA use them. */
 static __device__ __forceinline__ void fence_mbarrier_init() {
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
