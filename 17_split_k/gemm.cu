@@ -82,8 +82,6 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
                   "after reallocation the block still fits the SM's 64 K registers");
     static_assert(std::min(255, 65536 / THREADS) / 8 * 8 <= CONSUMER_REGISTERS,
                   "the consumers' count is at least what ptxas may have allocated");
-    static_assert(PRODUCER_REGISTERS <= std::min(255, 65536 / THREADS) / 8 * 8,
-                  "the producer's count is at most what ptxas may have allocated");
 };
 #define SMEM_BYTES (tiling<64, 2>::SMEM) /* the largest: 8 stages of 24 KB, 32 KB for C */
 static_assert(SMEM_BYTES <= 227 * 1024, "the ring must fit sm_90's 227 KB of shared memory");
