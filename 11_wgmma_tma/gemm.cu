@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(THREADS)
             mbar_init(&empty[s],
                       WARPGROUPS); /* one arrival per warpgroup that has read the stage */
         }
-        /* Make the initialized barriers visible to the async proxy (the TMA engine). */
+        /* Release the barriers' init (cluster scope) before any copy or other block uses them. */
         fence_mbarrier_init();
     }
     __syncthreads();

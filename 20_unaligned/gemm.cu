@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
             /* one arrival per consumer warpgroup of every block that reads the stage's A */
             mbar_init(&empty[s], WG * PAIR);
         }
-        /* Make the initialized barriers visible to the async proxy (the TMA engine). */
+        /* Release the barriers' init (cluster scope) before any copy or other block uses them. */
         fence_mbarrier_init();
     }
     /* The last block-wide barrier (with PAIR, cluster-wide: the other block's barriers exist
