@@ -273,6 +273,23 @@ def shapeset_table(rows):
             if pct:
                 out.append(f"| {dtype} | {name} | {len(pct)} | {pct[0]:.1f}% | {percentile(pct, 0.1):.1f}% | "
                            f"{percentile(pct, 0.5):.1f}% | {sum(p >= 95 for p in pct)} |")
+    # Where the time goes: the generated shapes by how long cuBLAS takes, and how much longer
+    # this step takes there (a fixed cost shows as the same microseconds in every bucket).
+    out += ["", "The generated shapes by cuBLAS's time:", "",
+            "| dtype | cuBLAS's time | shapes | median % of cuBLAS | median time over cuBLAS's |",
+            "|---|---|---:|---:|---:|"]
+    buckets = ((0, 6, "under 6 us"), (6, 10, "6-10 us"), (10, 30, "10-30 us"), (30, 100, "30-100 us"),
+               (100, float("inf"), "100 us or more"))
+    for dtype in ("fp16", "bf16"):
+        timed = [(float(r["ms"]) * 1e3, float(r["ms"]) * 1e3 * float(r["ratio"])) for r in sets["generated"]
+                 if r["dtype"] == dtype and float(r["ratio"]) > 0]
+        for lo, hi, name in buckets:
+            sel = [(us, cu) for us, cu in timed if lo <= cu < hi]
+            if sel:
+                pct = sorted(100 * cu / us for us, cu in sel)
+                extra = sorted(us - cu for us, cu in sel)
+                out.append(f"| {dtype} | {name} | {len(sel)} | {percentile(pct, 0.5):.1f}% | "
+                           f"{percentile(extra, 0.5):+.2f} us |")
     worst = sorted(sets["generated"] + sets["model"], key=lambda r: float(r["ratio"]))[:10]
     out += ["", "The ten worst:", "", "| M x N x K | dtype | % of cuBLAS | path | kernel |", "|---|---|---:|---|---|"]
     out += [f"| {r['m']}x{r['n']}x{r['k']} | {r['dtype']} | {100 * float(r['ratio']):.1f}% | {r['path']} | "
