@@ -431,10 +431,12 @@ def path_tests(step, exe):
     can take (both dtypes, beta 0 with C poisoned and beta != 0), each row reporting that path and
     an instantiation of it (the harness also checks that the kernel launched is the planned one);
     a shape it cannot take refused with exit 2; compute-sanitizer memcheck and racecheck on each.
-    The last step is tested on every path, the steps before it on the paths they add."""
+    The last step that chooses by shape (the library step) is tested on every path, the steps
+    before it on the paths they add."""
     paths = step_paths(step)
     i = ALL_STEPS.index(step)
-    if step != ALL_STEPS[-1] and i > 0:
+    library = [s for s in ALL_STEPS if step_paths(s)][-1]
+    if step != library and i > 0:
         paths = [p for p in paths if p not in step_paths(ALL_STEPS[i - 1])]
     for path in paths:
         shapes = [s for s in SHAPES.split(",") if feasible(path, *map(int, s.split("x")))]
