@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(THREADS)
              * FMAs of k run (left rolled, each k waits for its own loads). */
 #pragma unroll
         for (int k = 0; k < BK; k++) {
-            /* A warp reads WMITER * TM + WNITER * TN float4s per k; in each, its lanes hit
+            /* A warp reads (WMITER * TM + WNITER * TN) / 4 float4s per k; in each, its lanes hit
              * WSUBM / TM (WSUBN / TN) distinct addresses, side by side. */
             for (int wi = 0; wi < WMITER; wi++)
                 for (int i = 0; i < TM; i += 4)
