@@ -175,9 +175,10 @@ def main():
     args = ap.parse_args()
 
     steps = sorted(os.path.dirname(p)[len(ROOT) + 1:] for p in glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "gemm")))
+    named = lambda s, w: s == w or s.startswith(w.zfill(2) + "_")  # '20' or '20_unaligned'
     wanted = [w for w in args.steps.split(",") if w]
     if wanted:
-        steps = [s for s in steps if any(s == w or s.startswith(w.zfill(2) + "_") for w in wanted)]
+        steps = [s for s in steps if any(named(s, w) for w in wanted)]
     if not steps:
         print("bench: no built steps (run make first)", file=sys.stderr)
         return 2
@@ -188,7 +189,7 @@ def main():
     path = results_path(env["gpu"])
     rows = load(path)
     if args.fastest:
-        library = next((s for s in steps if args.library and (s == args.library or s.startswith(args.library.zfill(2) + "_"))), "")
+        library = next((s for s in steps if args.library and named(s, args.library)), "")
         if args.library and not library:
             print(f"bench: --library {args.library}: no such built step", file=sys.stderr)
             return 2
