@@ -68,6 +68,7 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     const bool swap = m <= SWAP_ROWS && !forced_bn;
     const double bytes = 2.0 * ((double)m * k + (double)k * n);
     gemm_plan best = named(NULL);
+    double best_compute_us = 0.0;
     /* K is split only where even 64-wide tiles would leave half the SMs idle: with more tiles the
      * planes' traffic and the second launch cost more than the waves they save (README.md). */
     const int narrow_tiles = ceil_div(m, m <= 64 ? 64 : 128) * ceil_div(n, 64);
@@ -88,13 +89,18 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
             const double unit_us = ceil_div(slices, splits) * 2.0 * tile_m * tile_n * BK /
                                    (SM_FLOPS * wgmma_efficiency(bn)) * 1e6;
             double us = waves * unit_us;
+            const double compute_us = us;
             const double stream_us = bytes / (DRAM_BYTES_PER_S * busy) * 1e6;
             if (stream_us > us) us = stream_us;
             if (splits > 1)
                 us += 2.0 * 4 * splits * (double)m * n / DRAM_BYTES_PER_S * 1e6 + SPLIT_LAUNCH_US;
-            if (!best.path || us < best.us)
+            /* Widths that tie on the streaming bound: the one with less compute (at N = 8, a
+             * 128 x 64 tile multiplies 56 columns of zeros, a 128 x 128 tile 120) */
+            if (!best.path || us < best.us || (us == best.us && compute_us < best_compute_us)) {
                 best = (gemm_plan){
                     swap ? "swap" : tile_path(bn, 1), swap ? tile_m : bn, wg, splits, 1, swap, us};
+                best_compute_us = compute_us;
+            }
             if (!forced_split && !forced_bn && splits == 1 && tiles >= sms) break;
         }
     }
