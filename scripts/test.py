@@ -314,8 +314,10 @@ def split_tests(step, exe):
         p = run([exe, "--shapes", SPLIT_SHAPES, "--reps", "2", "--dtype", dtype, "--csv", "--layout", layout,
                  "--out", out, "--epilogue", epilogue, "--beta", beta])
         rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        # (a step with a GEMV kernel for x W^T at M <= 8 runs it there: gemv_tests)
         wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
-                 if r["check"] != "pass" or not re.search(r"\bsplits=([2-9]|1[0-9])\b", r["kernel"])]
+                 if r["check"] != "pass" or not (re.search(r"\bsplits=([2-9]|1[0-9])\b", r["kernel"])
+                                                 or "kernel=gemv" in r["kernel"].split())]
         record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
                f"{step}: {dtype} {layout} --out {out} --epilogue {epilogue} --beta {beta}: K split across blocks "
                f"verifies on {SPLIT_SHAPES} (the first shape again after timed launches)",
@@ -325,6 +327,49 @@ def split_tests(step, exe):
                  SPLIT_SANITIZER_SHAPES, "--reps", "1", "--dtype", "bf16", "--layout", "NT", "--out", "bf16",
                  "--epilogue", "bias_gelu"])
         record(p.returncode == 0, f"{step}: K split across blocks: compute-sanitizer {tool}", tail(p.stdout + p.stderr))
+
+# x W^T at M <= 8 with rows of 16-byte units (K a multiple of 8), where a step has the GEMV kernel
+# (step 23): N of 1, 7 and 1000 (warps whose four rows of W pass N), K from 8, past a multiple of
+# 256 (a lane's last step) and of 1024 (a loop's); then M <= 8 shapes that must not take it (K not a
+# multiple of 8; M = 9).
+GEMV_SHAPES = "1x1x8,1x4096x4096,2x7x8,3x1000x136,4x64x64,5x24x4104,8x4100x264,8x1x64"
+NOT_GEMV_SHAPES = "2x64x12,9x64x64"
+
+
+def gemv_tests(step, exe):
+    """A step with the GEMV kernel for x W^T (its gemm.cu includes linear_gemv.cuh): every C type
+    and epilogue verifies on the GEMV shapes, each run on that kernel with R rows for its M (1, 2, 4
+    or 8), FP32 C with beta too; shapes it must not take run another kernel; memcheck finds
+    nothing."""
+    if '#include "linear_gemv.cuh"' not in open(os.path.join(step, "gemm.cu")).read():
+        return
+    shapes = GEMV_SHAPES.split(",")
+    rows_for = lambda m: 1 if m <= 1 else 2 if m <= 2 else 4 if m <= 4 else 8
+    for dtype in stepinfo.step_dtypes(ROOT, step):
+        for out, epilogue, beta in [(o, e, "0") for o in ("f32", dtype)
+                                    for e in ("none", "bias", "bias_gelu", "bias_silu")] + [("f32", "bias", "0.5")]:
+            p = run([exe, "--shapes", GEMV_SHAPES, "--reps", "0", "--dtype", dtype, "--csv", "--layout", "NT",
+                     "--out", out, "--epilogue", epilogue, "--beta", beta])
+            rows = list(csv.DictReader(io.StringIO(p.stdout)))
+            wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
+                     if r["check"] != "pass" or r["path"] != "gemv"
+                     or not {"kernel=gemv", f"rows={rows_for(int(r['m']))}"} <= set(r["kernel"].split())]
+            record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
+                   f"{step}: {dtype}: x W^T at M <= 8, --out {out} --epilogue {epilogue} --beta {beta}: the GEMV "
+                   f"kernel runs (R rows for M) and verifies on {GEMV_SHAPES}",
+                   tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
+    p = run([exe, "--shapes", NOT_GEMV_SHAPES, "--reps", "0", "--dtype", "bf16", "--csv", "--layout", "NT"])
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    record(p.returncode == 0 and len(rows) == 2 and all(r["path"] != "gemv" and r["check"] == "pass" for r in rows),
+           f"{step}: x W^T with K not a multiple of 8, or M = 9, takes another kernel ({NOT_GEMV_SHAPES})",
+           tail(p.stderr) + " " + "; ".join(f"{r['m']}x{r['n']}x{r['k']}: {r['path']}" for r in rows))
+    for out, beta in (("bf16", "0"), ("f32", "0.5")):
+        p = run(["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", exe, "--shapes", GEMV_SHAPES,
+                 "--reps", "0", "--dtype", "bf16", "--layout", "NT", "--out", out, "--epilogue", "bias_gelu",
+                 "--beta", beta])
+        record(p.returncode == 0, f"{step}: the GEMV kernel, --out {out}, beta {beta}: compute-sanitizer memcheck",
+               tail(p.stdout + p.stderr))
+
 
 def linear_words(layout, out, epilogue):
     """The words a linear-layer run adds to its kernel description (plan.h's describe_linear)."""
@@ -622,6 +667,7 @@ def gpu_tests():
         path_tests(step, exe)
         linear_tests(step, exe)
         split_tests(step, exe)
+        gemv_tests(step, exe)
         p = run([exe, "--shapes", LIMIT_SHAPES, "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0, f"{step}: the largest shapes the parser accepts run and verify ({LIMIT_SHAPES})",
                tail(p.stdout + p.stderr))
