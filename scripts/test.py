@@ -315,9 +315,9 @@ def split_tests(step, exe):
                  "--out", out, "--epilogue", epilogue, "--beta", beta])
         rows = list(csv.DictReader(io.StringIO(p.stdout)))
         # (a step with a GEMV kernel for x W^T at M <= 8 runs it there: gemv_tests)
+        gemv = lambda r: layout == "NT" and int(r["m"]) <= 8 and "kernel=gemv" in r["kernel"].split()
         wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
-                 if r["check"] != "pass" or not (re.search(r"\bsplits=([2-9]|1[0-9])\b", r["kernel"])
-                                                 or "kernel=gemv" in r["kernel"].split())]
+                 if r["check"] != "pass" or not (re.search(r"\bsplits=([2-9]|1[0-9])\b", r["kernel"]) or gemv(r))]
         record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
                f"{step}: {dtype} {layout} --out {out} --epilogue {epilogue} --beta {beta}: K split across blocks "
                f"verifies on {SPLIT_SHAPES} (the first shape again after timed launches)",
@@ -339,8 +339,8 @@ NOT_GEMV_SHAPES = "2x64x12,9x64x64"
 def gemv_tests(step, exe):
     """A step with the GEMV kernel for x W^T (its gemm.cu includes linear_gemv.cuh): every C type
     and epilogue verifies on the GEMV shapes, each run on that kernel with R rows for its M (1, 2, 4
-    or 8), FP32 C with beta too; shapes it must not take run another kernel; memcheck finds
-    nothing."""
+    or 8), FP32 C with alpha and beta too; shapes it must not take run another kernel; memcheck
+    and racecheck find nothing."""
     if '#include "linear_gemv.cuh"' not in open(os.path.join(step, "gemm.cu")).read():
         return
     shapes = GEMV_SHAPES.split(",")
@@ -348,14 +348,15 @@ def gemv_tests(step, exe):
     for dtype in stepinfo.step_dtypes(ROOT, step):
         for out, epilogue, beta in [(o, e, "0") for o in ("f32", dtype)
                                     for e in ("none", "bias", "bias_gelu", "bias_silu")] + [("f32", "bias", "0.5")]:
+            alpha = "-1.5" if beta != "0" else "1"
             p = run([exe, "--shapes", GEMV_SHAPES, "--reps", "0", "--dtype", dtype, "--csv", "--layout", "NT",
-                     "--out", out, "--epilogue", epilogue, "--beta", beta])
+                     "--out", out, "--epilogue", epilogue, "--alpha", alpha, "--beta", beta])
             rows = list(csv.DictReader(io.StringIO(p.stdout)))
             wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
                      if r["check"] != "pass" or r["path"] != "gemv"
                      or not {"kernel=gemv", f"rows={rows_for(int(r['m']))}"} <= set(r["kernel"].split())]
             record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
-                   f"{step}: {dtype}: x W^T at M <= 8, --out {out} --epilogue {epilogue} --beta {beta}: the GEMV "
+                   f"{step}: {dtype}: x W^T at M <= 8, --out {out} --epilogue {epilogue} --alpha {alpha} --beta {beta}: the GEMV "
                    f"kernel runs (R rows for M) and verifies on {GEMV_SHAPES}",
                    tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
     p = run([exe, "--shapes", NOT_GEMV_SHAPES, "--reps", "0", "--dtype", "bf16", "--csv", "--layout", "NT"])
@@ -363,11 +364,11 @@ def gemv_tests(step, exe):
     record(p.returncode == 0 and len(rows) == 2 and all(r["path"] != "gemv" and r["check"] == "pass" for r in rows),
            f"{step}: x W^T with K not a multiple of 8, or M = 9, takes another kernel ({NOT_GEMV_SHAPES})",
            tail(p.stderr) + " " + "; ".join(f"{r['m']}x{r['n']}x{r['k']}: {r['path']}" for r in rows))
-    for out, beta in (("bf16", "0"), ("f32", "0.5")):
-        p = run(["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", exe, "--shapes", GEMV_SHAPES,
+    for tool, out, beta in (("memcheck", "bf16", "0"), ("memcheck", "f32", "0.5"), ("racecheck", "bf16", "0")):
+        p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes", GEMV_SHAPES,
                  "--reps", "0", "--dtype", "bf16", "--layout", "NT", "--out", out, "--epilogue", "bias_gelu",
                  "--beta", beta])
-        record(p.returncode == 0, f"{step}: the GEMV kernel, --out {out}, beta {beta}: compute-sanitizer memcheck",
+        record(p.returncode == 0, f"{step}: the GEMV kernel, --out {out}, beta {beta}: compute-sanitizer {tool}",
                tail(p.stdout + p.stderr))
 
 
@@ -380,10 +381,12 @@ def linear_words(layout, out, epilogue):
 def linear_tests(step, exe):
     """A step that takes --layout, --out and --epilogue: every combination verifies on the linear
     shapes (and so does cuBLASLt, the baseline, on each); the kernel that ran carries the options'
-    words; A stored M x K with rows of 16-byte units runs a tile kernel, anything else the CUDA-core
-    kernel; compute-sanitizer finds nothing."""
+    words; A stored M x K with rows of 16-byte units runs a tile kernel (or, x W^T at M <= 8 in a
+    step that has it, the GEMV kernel), anything else the CUDA-core fallback; compute-sanitizer
+    finds nothing."""
     if not takes_linear(step):
         return
+    has_gemv = '#include "linear_gemv.cuh"' in open(os.path.join(step, "gemm.cu")).read()
     shapes = LINEAR_SHAPES.split(",")
     for dtype in stepinfo.step_dtypes(ROOT, step):
         for layout, out, epilogue in itertools.product(("NN", "NT", "TN", "TT"), ("f32", dtype),
@@ -397,7 +400,7 @@ def linear_tests(step, exe):
             wrong = []
             for r in rows:
                 m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
-                tiles = layout[0] == "N" and k % 8 == 0 and n % 8 == 0
+                tiles = layout[0] == "N" and k % 8 == 0 and (n % 8 == 0 or has_gemv and layout == "NT" and m <= 8)
                 kernel = r["kernel"].split()
                 if (r["check"] != "pass" or any(w not in kernel for w in words)
                         or ("kernel=fallback" in kernel) == tiles):
