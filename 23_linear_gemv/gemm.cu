@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             mbar_init(&full[s], 1); /* the producer's expect_bytes, then the TMA bytes */
             mbar_init(&empty[s], WARPGROUPS); /* one arrival per consumer warpgroup */
         }
-        /* Make the initialized barriers visible to the async proxy (the TMA engine). */
+        /* Release the barriers' init (cluster scope) before any copy or other block uses them. */
         fence_mbarrier_init();
     }
     __syncthreads(); /* the last block-wide barrier: from here on the roles only meet at mbarriers
