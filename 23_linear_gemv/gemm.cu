@@ -1,8 +1,8 @@
 /*
- * Step 23: the linear layer at one to eight tokens, on the CUDA cores (Hopper only).
- * At M <= 8 step 22 still runs 128-row tiles of which M rows are real, and its split-K units pay
+ * Step 23: the linear layer at one to four tokens, on the CUDA cores (Hopper only).
+ * At M <= 4 step 22 still runs 128-row tiles of which M rows are real, and its split-K units pay
  * the ring's filling and the last block's reads for a product that is all streaming: each element
- * of W meets at most 16 FLOPs. Here, for x W^T with M <= 8 (K a multiple of 8), a GEMV kernel
+ * of W meets at most 8 FLOPs. Here, for x W^T with M <= 4 (K a multiple of 8), a GEMV kernel
  * (common/linear_gemv.cuh) reads W once, a warp per four of its rows in contiguous 512-byte steps,
  * adds each sum across the warp and runs the same epilogue in FP32 registers; larger M, and the
  * other layouts, take step 22's kernels as before.
@@ -398,7 +398,7 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
-#include "linear_gemv.cuh" /* the GEMV kernel for M <= 8 (x W^T) */
+#include "linear_gemv.cuh" /* the GEMV kernel for M <= 4 (x W^T) */
 
 template <typename T> static CUtensorMapDataType map_type() {
     return std::is_same_v<T, float>    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
@@ -526,7 +526,7 @@ static cudaError_t launch_gemm(gemm_args *p) {
     const bool tma = p->k % 8 == 0 && p->n % 8 == 0 &&
                      ((size_t)p->a | (size_t)p->b | (size_t)p->c) % 16 == 0 &&
                      (p->layout == GEMM_NN || p->layout == GEMM_NT);
-    /* x W^T at M <= 8: the GEMV kernel, where x's and W's rows are 16-byte units (any N) */
+    /* x W^T at M <= 4: the GEMV kernel, where x's and W's rows are 16-byte units (any N) */
     const bool gemv = p->layout == GEMM_NT && p->m <= LINEAR_GEMV_ROWS && p->k % 8 == 0 &&
                       ((size_t)p->a | (size_t)p->b) % 16 == 0;
     p->path = gemv ? "gemv" : tma ? "tma" : "fallback";

@@ -1,10 +1,10 @@
 /*
  * linear_gemv.cuh: step 23's kernel (23_linear_gemv/README.md): the linear layer y = x W^T for at
  * most LINEAR_GEMV_ROWS tokens, on the CUDA cores. Each element of W (N x K, K-major) meets at
- * most 16 FLOPs, so the kernel only has to stream W at DRAM's rate: a warp owns LINEAR_GEMV_COLS
+ * most 8 FLOPs, so the kernel only has to stream W at DRAM's rate: a warp owns LINEAR_GEMV_COLS
  * rows of W (columns of C) and reads each in contiguous 512-byte steps, a pass of
  * LINEAR_GEMV_UNROLL steps of every row in flight; the block stages the pass's columns of x (M x
- * K, at most 8 rows) in shared memory once for its four warps. Included by gemm.cu after its
+ * K, at most 4 rows) in shared memory once for its four warps. Included by gemm.cu after its
  * epilogue (activation_of).
  */
 #ifndef LINEAR_GEMV_CUH
@@ -12,7 +12,8 @@
 
 #include <stdint.h>
 
-#define LINEAR_GEMV_ROWS 8    /* tokens the kernel takes: R = 1, 2, 4 or 8 rows of x */
+#define LINEAR_GEMV_ROWS 4    /* tokens the kernel takes: R = 1, 2 or 4 rows of x (README: at 8
+                                 * the FMAs and conversions, not DRAM, set its time) */
 #define LINEAR_GEMV_COLS 4    /* rows of W per warp: each read of x serves four of them */
 #define LINEAR_GEMV_UNROLL 4  /* 16-byte steps along K a lane has in flight for each row of W */
 #define LINEAR_GEMV_THREADS 128
@@ -20,8 +21,8 @@
 static_assert(LINEAR_GEMV_ROWS * LINEAR_GEMV_COLS <= 32,
               "after the warp's sums, lane r * COLS + c finishes C(r, n + c): one value a lane");
 
-/* The kernel's R for M rows of x: a power of two, so that few instantiations cover M <= 8. */
-static inline int linear_gemv_rows(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
+/* The kernel's R for M rows of x: a power of two, so that few instantiations cover M <= 4. */
+static inline int linear_gemv_rows(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : 4; }
 
 /* Eight 16-bit elements (one 16-byte load) as floats. */
 template <typename T> static __device__ __forceinline__ void unpack8_linear(uint4 u, float x[8]) {
@@ -114,7 +115,7 @@ static cudaError_t launch_linear_gemv_epi(gemm_args *p) {
         linear_gemv_kernel<T, OutT, EPI, R><<<blocks, LINEAR_GEMV_THREADS>>>(                      \
             p->m, p->n, p->k, p->alpha, x, w, p->beta, c, bias);                                   \
         break;
-    switch (linear_gemv_rows(p->m)) { ROWS_CASE(1) ROWS_CASE(2) ROWS_CASE(4) ROWS_CASE(8) }
+    switch (linear_gemv_rows(p->m)) { ROWS_CASE(1) ROWS_CASE(2) ROWS_CASE(4) }
 #undef ROWS_CASE
     return cudaGetLastError();
 }

@@ -106,7 +106,7 @@ def layout(step, c):
         extra.append("with fewer tiles than half the SMs, K is split: a unit is (tile, K range); the last to arrive "
                      "adds the others' FP32 sums, then the epilogue")
     if n >= 23:
-        extra.append("M <= 8 (x W^T): not this tile but a GEMV kernel on the CUDA cores, a warp per 4 rows of W, "
+        extra.append("M <= 4 (x W^T): not this tile but a GEMV kernel on the CUDA cores, a warp per 4 rows of W, "
                      "512 contiguous bytes of a row per load")
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
