@@ -102,9 +102,12 @@ def layout(step, c):
         extra += ["x W^T: B's tile is 256 rows of W (stored N x K), one TMA box as A's, read by wgmma untransposed",
                   "C leaves in 64-row chunks of 128 bytes (32 FP32 or 64 bf16 columns), bias and activation "
                   "applied in registers, one TMA store each"]
-    if n == 22:
+    if n >= 22:
         extra.append("with fewer tiles than half the SMs, K is split: a unit is (tile, K range); the last to arrive "
                      "adds the others' FP32 sums, then the epilogue")
+    if n >= 23:
+        extra.append("M <= 4 (x W^T): not this tile but a GEMV kernel on the CUDA cores, a warp per 4 rows of W, "
+                     "512 contiguous bytes of a row per load")
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",

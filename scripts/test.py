@@ -314,8 +314,10 @@ def split_tests(step, exe):
         p = run([exe, "--shapes", SPLIT_SHAPES, "--reps", "2", "--dtype", dtype, "--csv", "--layout", layout,
                  "--out", out, "--epilogue", epilogue, "--beta", beta])
         rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        # (a step with a GEMV kernel for x W^T at M <= GEMV_MAX_M runs it there: gemv_tests)
+        gemv = lambda r: layout == "NT" and int(r["m"]) <= GEMV_MAX_M and "kernel=gemv" in r["kernel"].split()
         wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
-                 if r["check"] != "pass" or not re.search(r"\bsplits=([2-9]|1[0-9])\b", r["kernel"])]
+                 if r["check"] != "pass" or not (re.search(r"\bsplits=([2-9]|1[0-9])\b", r["kernel"]) or gemv(r))]
         record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
                f"{step}: {dtype} {layout} --out {out} --epilogue {epilogue} --beta {beta}: K split across blocks "
                f"verifies on {SPLIT_SHAPES} (the first shape again after timed launches)",
@@ -326,6 +328,51 @@ def split_tests(step, exe):
                  "--epilogue", "bias_gelu"])
         record(p.returncode == 0, f"{step}: K split across blocks: compute-sanitizer {tool}", tail(p.stdout + p.stderr))
 
+# x W^T at M <= 4 with rows of 16-byte units (K a multiple of 8), where a step has the GEMV kernel
+# (step 23): N of 1, 7 and 1000 (warps whose four rows of W pass N), K from 8, past a multiple of
+# 256 (a lane's last step) and of 1024 (a loop's); then shapes that must not take it (K not a
+# multiple of 8; M = 5 and 8, where the tensor cores win).
+GEMV_MAX_M = 4
+GEMV_SHAPES = "1x1x8,1x4096x4096,2x7x8,3x1000x136,4x64x64,3x24x4104,4x4100x264,4x1x64"
+NOT_GEMV_SHAPES = "2x64x12,5x64x64,8x4100x264"
+
+
+def gemv_tests(step, exe):
+    """A step with the GEMV kernel for x W^T (its gemm.cu includes linear_gemv.cuh): every C type
+    and epilogue verifies on the GEMV shapes, each run on that kernel with R rows for its M (1, 2 or
+    4), FP32 C with alpha and beta too; shapes it must not take run another kernel; memcheck
+    and racecheck find nothing."""
+    if '#include "linear_gemv.cuh"' not in open(os.path.join(step, "gemm.cu")).read():
+        return
+    shapes = GEMV_SHAPES.split(",")
+    rows_for = lambda m: 1 if m <= 1 else 2 if m <= 2 else 4
+    for dtype in stepinfo.step_dtypes(ROOT, step):
+        for out, epilogue, beta in [(o, e, "0") for o in ("f32", dtype)
+                                    for e in ("none", "bias", "bias_gelu", "bias_silu")] + [("f32", "bias", "0.5")]:
+            alpha = "-1.5" if beta != "0" else "1"
+            p = run([exe, "--shapes", GEMV_SHAPES, "--reps", "0", "--dtype", dtype, "--csv", "--layout", "NT",
+                     "--out", out, "--epilogue", epilogue, "--alpha", alpha, "--beta", beta])
+            rows = list(csv.DictReader(io.StringIO(p.stdout)))
+            wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
+                     if r["check"] != "pass" or r["path"] != "gemv"
+                     or not {"kernel=gemv", f"rows={rows_for(int(r['m']))}"} <= set(r["kernel"].split())]
+            record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
+                   f"{step}: {dtype}: x W^T at M <= {GEMV_MAX_M}, --out {out} --epilogue {epilogue} --alpha {alpha} --beta {beta}: the GEMV "
+                   f"kernel runs (R rows for M) and verifies on {GEMV_SHAPES}",
+                   tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
+    p = run([exe, "--shapes", NOT_GEMV_SHAPES, "--reps", "0", "--dtype", "bf16", "--csv", "--layout", "NT"])
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    record(p.returncode == 0 and len(rows) == len(NOT_GEMV_SHAPES.split(",")) and all(r["path"] != "gemv" and r["check"] == "pass" for r in rows),
+           f"{step}: x W^T with K not a multiple of 8, or M > {GEMV_MAX_M}, takes another kernel ({NOT_GEMV_SHAPES})",
+           tail(p.stderr) + " " + "; ".join(f"{r['m']}x{r['n']}x{r['k']}: {r['path']}" for r in rows))
+    for tool, out, beta in (("memcheck", "bf16", "0"), ("memcheck", "f32", "0.5"), ("racecheck", "bf16", "0")):
+        p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes", GEMV_SHAPES,
+                 "--reps", "0", "--dtype", "bf16", "--layout", "NT", "--out", out, "--epilogue", "bias_gelu",
+                 "--beta", beta])
+        record(p.returncode == 0, f"{step}: the GEMV kernel, --out {out}, beta {beta}: compute-sanitizer {tool}",
+               tail(p.stdout + p.stderr))
+
+
 def linear_words(layout, out, epilogue):
     """The words a linear-layer run adds to its kernel description (plan.h's describe_linear)."""
     return ((["a=mmajor"] if layout[0] == "T" else []) + (["b=kmajor"] if layout[1] == "T" else [])
@@ -335,10 +382,12 @@ def linear_words(layout, out, epilogue):
 def linear_tests(step, exe):
     """A step that takes --layout, --out and --epilogue: every combination verifies on the linear
     shapes (and so does cuBLASLt, the baseline, on each); the kernel that ran carries the options'
-    words; A stored M x K with rows of 16-byte units runs a tile kernel, anything else the CUDA-core
-    kernel; compute-sanitizer finds nothing."""
+    words; A stored M x K with rows of 16-byte units runs a tile kernel (or, x W^T at M <= 4 in a
+    step that has it, the GEMV kernel), anything else the CUDA-core fallback; compute-sanitizer
+    finds nothing."""
     if not takes_linear(step):
         return
+    has_gemv = '#include "linear_gemv.cuh"' in open(os.path.join(step, "gemm.cu")).read()
     shapes = LINEAR_SHAPES.split(",")
     for dtype in stepinfo.step_dtypes(ROOT, step):
         for layout, out, epilogue in itertools.product(("NN", "NT", "TN", "TT"), ("f32", dtype),
@@ -352,7 +401,7 @@ def linear_tests(step, exe):
             wrong = []
             for r in rows:
                 m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
-                tiles = layout[0] == "N" and k % 8 == 0 and n % 8 == 0
+                tiles = layout[0] == "N" and k % 8 == 0 and (n % 8 == 0 or has_gemv and layout == "NT" and m <= GEMV_MAX_M)
                 kernel = r["kernel"].split()
                 if (r["check"] != "pass" or any(w not in kernel for w in words)
                         or ("kernel=fallback" in kernel) == tiles):
@@ -622,6 +671,7 @@ def gpu_tests():
         path_tests(step, exe)
         linear_tests(step, exe)
         split_tests(step, exe)
+        gemv_tests(step, exe)
         p = run([exe, "--shapes", LIMIT_SHAPES, "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0, f"{step}: the largest shapes the parser accepts run and verify ({LIMIT_SHAPES})",
                tail(p.stdout + p.stderr))
