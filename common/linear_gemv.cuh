@@ -4,13 +4,15 @@
  * most 8 FLOPs, so the kernel only has to stream W at DRAM's rate: a warp owns LINEAR_GEMV_COLS
  * rows of W (columns of C) and reads each in contiguous 512-byte steps, a pass of
  * LINEAR_GEMV_UNROLL steps of every row in flight; the block stages the pass's columns of x (M x
- * K, at most 4 rows) in shared memory once for its four warps. Included by gemm.cu after its
- * epilogue (activation_of).
+ * K, at most 4 rows) in shared memory once for its four warps. The epilogue is
+ * linear_epilogue.cuh's, as in the tile kernel.
  */
 #ifndef LINEAR_GEMV_CUH
 #define LINEAR_GEMV_CUH
 
 #include <stdint.h>
+
+#include "linear_epilogue.cuh"
 
 #define LINEAR_GEMV_ROWS 4    /* tokens the kernel takes: R = 1, 2 or 4 rows of x (README: at 8
                                  * the FMAs and conversions, not DRAM, set its time) */
