@@ -373,6 +373,57 @@ def gemv_tests(step, exe):
                tail(p.stdout + p.stderr))
 
 
+# x W^T at GEMV_MAX_M < M <= 64 with rows of 16-byte units (K a multiple of 8), where a step swaps
+# the operands (step 24: C^T = W x^T, C stored from the registers): M = 5, 32 (the 32-wide tile's
+# last row), 33 and 64 (the 64-wide tile's first and last); N of 1, 7 and 4100 (not multiples of 8,
+# past a 128-row tile), 130, and 16400 (more tiles than SMs); K from 8, past a BK slice (72, 520);
+# 16 x 4096 x 4096 and 48 x 1032 x 1024 split K (few tiles). Then shapes that must not swap: M =
+# 65, K not a multiple of 8.
+SWAP_MAX_M = 64
+SWAP_SHAPES = "5x64x64,8x4100x264,16x4096x4096,32x7x8,33x130x72,48x1032x1024,64x1x64,64x16400x520"
+NOT_SWAP_SHAPES = "65x64x64,8x64x12"
+
+
+def swap_tests(step, exe):
+    """A step that swaps x W^T's operands at small M (its gemm.cu has store_swapped): every C type and
+    epilogue verifies on the swap shapes, each run swapped with the tile width for its M (32 up to
+    32 tokens, then 64), FP32 C with alpha and beta too; the two shapes that split K say so; shapes
+    it must not take run another kernel; memcheck and racecheck find nothing."""
+    if "store_swapped" not in open(os.path.join(step, "gemm.cu")).read():
+        return
+    shapes = SWAP_SHAPES.split(",")
+    for dtype in stepinfo.step_dtypes(ROOT, step):
+        for out, epilogue, beta in [(o, e, "0") for o in ("f32", dtype)
+                                    for e in ("none", "bias", "bias_gelu", "bias_silu")] + [("f32", "bias", "0.5")]:
+            alpha = "-1.5" if beta != "0" else "1"
+            p = run([exe, "--shapes", SWAP_SHAPES, "--reps", "0", "--dtype", dtype, "--csv", "--layout", "NT",
+                     "--out", out, "--epilogue", epilogue, "--alpha", alpha, "--beta", beta])
+            rows = list(csv.DictReader(io.StringIO(p.stdout)))
+            width = lambda m: 32 if m <= 32 else 64
+            wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
+                     if r["check"] != "pass" or r["path"] != "swap"
+                     or not {f"tile=128x{width(int(r['m']))}", "swap=1"} <= set(r["kernel"].split())
+                     or (f"{r['m']}x{r['n']}x{r['k']}" in ("16x4096x4096", "48x1032x1024"))
+                     != bool(re.search(r"\bsplits=([2-9]|1[0-9])\b", r["kernel"]))]
+            record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
+                   f"{step}: {dtype}: x W^T at {GEMV_MAX_M} < M <= {SWAP_MAX_M}, --out {out} --epilogue {epilogue} "
+                   f"--alpha {alpha} --beta {beta}: the swapped tiles run (width for M, K split where few) and "
+                   f"verify on {SWAP_SHAPES}",
+                   tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
+    p = run([exe, "--shapes", NOT_SWAP_SHAPES, "--reps", "0", "--dtype", "bf16", "--csv", "--layout", "NT"])
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    record(p.returncode == 0 and len(rows) == len(NOT_SWAP_SHAPES.split(","))
+           and all(r["path"] != "swap" and r["check"] == "pass" for r in rows),
+           f"{step}: x W^T with M > {SWAP_MAX_M}, or K not a multiple of 8, is not swapped ({NOT_SWAP_SHAPES})",
+           tail(p.stderr) + " " + "; ".join(f"{r['m']}x{r['n']}x{r['k']}: {r['path']}" for r in rows))
+    for tool, out, beta in (("memcheck", "bf16", "0"), ("memcheck", "f32", "0.5"), ("racecheck", "bf16", "0")):
+        p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes",
+                 "5x64x64,32x7x8,33x130x72,48x1032x1024,64x1x64", "--reps", "0", "--dtype", "bf16", "--layout",
+                 "NT", "--out", out, "--epilogue", "bias_gelu", "--beta", beta])
+        record(p.returncode == 0, f"{step}: the swapped tiles, --out {out}, beta {beta}: compute-sanitizer {tool}",
+               tail(p.stdout + p.stderr))
+
+
 def linear_words(layout, out, epilogue):
     """The words a linear-layer run adds to its kernel description (plan.h's describe_linear)."""
     return ((["a=mmajor"] if layout[0] == "T" else []) + (["b=kmajor"] if layout[1] == "T" else [])
@@ -387,7 +438,8 @@ def linear_tests(step, exe):
     finds nothing."""
     if not takes_linear(step):
         return
-    has_gemv = '#include "linear_gemv.cuh"' in open(os.path.join(step, "gemm.cu")).read()
+    source = open(os.path.join(step, "gemm.cu")).read()
+    has_gemv, has_swap = '#include "linear_gemv.cuh"' in source, "store_swapped" in source
     shapes = LINEAR_SHAPES.split(",")
     for dtype in stepinfo.step_dtypes(ROOT, step):
         for layout, out, epilogue in itertools.product(("NN", "NT", "TN", "TT"), ("f32", dtype),
@@ -401,7 +453,8 @@ def linear_tests(step, exe):
             wrong = []
             for r in rows:
                 m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
-                tiles = layout[0] == "N" and k % 8 == 0 and (n % 8 == 0 or has_gemv and layout == "NT" and m <= GEMV_MAX_M)
+                tiles = layout[0] == "N" and k % 8 == 0 and (n % 8 == 0 or layout == "NT" and (
+                    has_gemv and m <= GEMV_MAX_M or has_swap and m <= SWAP_MAX_M))
                 kernel = r["kernel"].split()
                 if (r["check"] != "pass" or any(w not in kernel for w in words)
                         or ("kernel=fallback" in kernel) == tiles):
@@ -672,6 +725,7 @@ def gpu_tests():
         linear_tests(step, exe)
         split_tests(step, exe)
         gemv_tests(step, exe)
+        swap_tests(step, exe)
         p = run([exe, "--shapes", LIMIT_SHAPES, "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0, f"{step}: the largest shapes the parser accepts run and verify ({LIMIT_SHAPES})",
                tail(p.stdout + p.stderr))
