@@ -17,6 +17,7 @@
 
 #include "gemm.h"
 #include "hopper.cuh"
+#include "linear_epilogue.cuh" /* add_beta_c, activation_of, store_pair */
 
 #ifndef WARPGROUPS /* consumer warpgroups; each owns 64 rows of the block tile */
 #define WARPGROUPS 2
@@ -90,54 +91,10 @@ static_assert(PRODUCER_REGISTERS <= 65536 / THREADS / 8 * 8,
 static_assert(GROUP_M >= 1, "a strip is at least one tile row");
 /* x W^T with at most SWAP_ROWS tokens runs swapped (C^T = W x^T): the tokens are the tile's N */
 #define SWAP_ROWS 64
-static_assert(SWAP_ROWS <= BN && SWAP_ROWS % 32 == 0,
-              "a swapped tile's N (32 or 64 tokens) fits the B ring laid out for BN");
+static_assert(SWAP_ROWS == 64 && SWAP_ROWS <= BN, "swapped tiles of 32 or 64 tokens fit B's ring");
 #define MAX_SPLITS 16
 #define MIN_SLICES 4 /* BK-slices per split: a ring of STAGES needs a few to overlap */
 static_assert(BN / 2 % 4 == 0, "a lane's BN / 2 sums go to the workspace as float4s");
-
-/* v += beta * (C(row, col), C(row, col + 1)), the elements inside the matrix. */
-static __device__ __forceinline__ void add_beta_c(const float *C, int M, int N, int row, int col,
-                                                  float beta, float2 &v) {
-    if (row >= M) return;
-    if (col < N) v.x += beta * C[(size_t)row * N + col];
-    if (col + 1 < N) v.y += beta * C[(size_t)row * N + col + 1];
-}
-
-/* The linear layer's activation, in FP32 registers (GELU in its tanh form: cuBLASLt's GELU_BIAS
- * matches it, not the erf form). */
-static __device__ __forceinline__ float activation(gemm_epilogue epilogue, float x) {
-    if (epilogue == GEMM_EPI_BIAS_GELU)
-        return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-    if (epilogue == GEMM_EPI_BIAS_SILU) return x / (1.0f + expf(-x));
-    return x;
-}
-
-/* The same, one activation per kernel (EPI a template parameter: the run-time choice inlined
- * every activation into the unrolled epilogue, and the kernel outgrew the instruction cache).
- * Where C is 16-bit, both go through the hardware's approximate exponential (ex2.approx, a few
- * ulps): GELU as x sigmoid(2u), equal to 0.5 x (1 + tanh(u)) but without its cancellation for
- * negative x, and SiLU as x sigmoid(x); __fdividef's 0 for an infinite denominator is the limit. */
-template <gemm_epilogue EPI, typename OutT>
-static __device__ __forceinline__ float activation_of(float x) {
-    if constexpr (EPI == GEMM_EPI_BIAS_GELU && !std::is_same_v<OutT, float>)
-        return __fdividef(x, 1.0f + __expf(-1.5957691216f * (x + 0.044715f * x * x * x)));
-    else if constexpr (EPI == GEMM_EPI_BIAS_SILU && !std::is_same_v<OutT, float>)
-        return __fdividef(x, 1.0f + __expf(-x));
-    else
-        return activation(EPI, x);
-}
-
-/* Two FP32 values as C's type, for one store: a float2, or two 16-bit values in one 32-bit word
- * (cvt.rn.bf16x2.f32 / cvt.rn.f16x2.f32), the first in the low half. */
-template <typename OutT> static __device__ __forceinline__ void store_pair(void *at, float2 v) {
-    if constexpr (std::is_same_v<OutT, float>)
-        *reinterpret_cast<float2 *>(at) = v;
-    else if constexpr (std::is_same_v<OutT, __half>)
-        *reinterpret_cast<__half2 *>(at) = __floats2half2_rn(v.x, v.y);
-    else
-        *reinterpret_cast<__nv_bfloat162 *>(at) = __floats2bfloat162_rn(v.x, v.y);
-}
 
 /* The output tile a persistent block takes as its `t`-th: strips of GROUP_M tile rows, walked
  * column by column, so that the blocks running at one time share a few panels of A and B in L2. */
