@@ -419,6 +419,7 @@ static int choose_splits(int m, int tiles, int slices, int width) {
     int best = 1;
     double best_cost = 0.0;
     for (int s = 1; s <= MAX_SPLITS && s * MIN_SLICES <= slices; s++) {
+        if (width < BN && tiles * s > sms) break; /* a narrow unit streams: one wave */
         const double cost = ceil_div(tiles * s, sms) * (ceil_div(slices, s) + 2.0) +
                             (s - 1) * 8.0 * rows / BM * width / BN;
         if (s == 1 || cost < best_cost) best = s, best_cost = cost;
