@@ -3,9 +3,9 @@
  * At 4 < M <= 64 step 23 still runs 128 x 256 tiles of which M rows are real. Both operands of
  * x W^T are K-major, so the same kernel computes C^T = W x^T by exchanging them: W's rows fill
  * wgmma's 64-row side and the tokens its N (32 or 64), every tile is 128 rows of W, and N / 128
- * tiles (split along K where they are few) stream W. Only the epilogue knows: it writes C^T's
- * element (n, m) to C(m, n), with the bias along the tile's rows. Larger M, and the other
- * layouts, run as in step 23.
+ * tiles (split along K where they are few) stream W. Besides the width, the epilogue changes:
+ * it writes C^T's element (n, m) to C(m, n), with the bias along the tile's rows. Larger M, and
+ * the other layouts, run as in step 23.
  *
  *     make step N=24 && ./24_linear_swap/gemm 16 4096 4096 --dtype bf16 --layout NT \
  *         --out bf16 --epilogue bias_gelu --cublas
@@ -105,12 +105,12 @@ static __device__ __forceinline__ int2 tile_coords(int t, int tiles_m, int tiles
 }
 
 /* The swapped tile's epilogue: the block computed C^T = W x^T, so row r of the tile is column
- * n0 + r of C (one row of W) and column c is row c of C (a token). Each lane stores its elements
- * straight to C, with the bias of its two rows: C has at most SWAP_ROWS rows, a small part of the
- * traffic, and 8 lanes of a warp write 8 adjacent columns of one row of C. */
+ * n0 + r of C (one row of W) and column c is row m0 + c of C (a token). Each lane stores its
+ * elements straight to C, with the bias of its two rows: C has at most SWAP_ROWS rows, a small
+ * part of the traffic, and 8 lanes of a warp write 8 adjacent columns of one row of C. */
 template <typename OutT, gemm_epilogue EPI, int TN>
-static __device__ __forceinline__ void store_swapped(const float *acc, int n0, int M, int N,
-                                                     float alpha, float beta, OutT *C,
+static __device__ __forceinline__ void store_swapped(const float *acc, int n0, int m0, int M,
+                                                     int N, float alpha, float beta, OutT *C,
                                                      const float my_bias[2]) {
     const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
 #pragma unroll
@@ -120,7 +120,7 @@ static __device__ __forceinline__ void store_swapped(const float *acc, int n0, i
             const int n = n0 + warp * 16 + lane / 4 + 8 * h;
 #pragma unroll
             for (int e = 0; e < 2; e++) { /* columns 2 t and 2 t + 1 of C^T: rows of C */
-                const int m = 8 * j + lane % 4 * 2 + e;
+                const int m = m0 + 8 * j + lane % 4 * 2 + e;
                 if (m >= M || n >= N) continue;
                 float v = alpha * acc[4 * j + 2 * h + e];
                 if constexpr (std::is_same_v<OutT, float>) /* a 16-bit C is never read */
@@ -134,7 +134,7 @@ static __device__ __forceinline__ void store_swapped(const float *acc, int n0, i
  * type (read only with one). The work units are (tile, split), the splits of one tile adjacent so
  * that they run at the same time; split s sums the BK-slices [s * slices / splits,
  * (s + 1) * slices / splits), never empty since splits <= slices. With splits > 1, partial holds
- * each unit's FP32 sums (BM x BN, in the accumulator's register order) and arrivals one counter
+ * each unit's FP32 sums (BM x TN, in the accumulator's register order) and arrivals one counter
  * per tile, zero between launches. TN: the tile's width (BN, or a swapped tile's tokens). SWAP:
  * A is W and B is x (C^T = W x^T; M and N are C^T's), and store_swapped writes C. */
 template <typename T, bool B_KMAJOR, typename OutT, gemm_epilogue EPI, int TN = BN,
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 mbar_expect_bytes(&full[pos.stage], A_TILE_BYTES + BK * TN * 2);
                 tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
                          &full[pos.stage]);
-                if constexpr (B_KMAJOR) /* BN rows of W, BK wide: A's box, BN rows tall */
+                if constexpr (B_KMAJOR) /* TN rows of W (swapped: of x), BK wide, as A's box */
                     tma_load(b_tiles + pos.stage * BK * BN, &map_b, slice * BK, tile.y * TN,
                              &full[pos.stage]);
                 else
@@ -297,7 +297,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                 }
         }
         if constexpr (SWAP) {
-            store_swapped<OutT, EPI, TN>(acc, first_row, N, M, alpha, beta, C, my_bias);
+            store_swapped<OutT, EPI, TN>(acc, first_row, tile.y * TN, N, M, alpha, beta, C,
+                                         my_bias); /* the kernel's M x N is C^T's */
             continue;
         }
         if constexpr (EPI != GEMM_EPI_NONE) { /* the bias, once per tile, into shared memory */

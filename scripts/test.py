@@ -286,7 +286,8 @@ SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136
 
 # The linear layer's options (--layout, --out, --epilogue): odd shapes (the CUDA-core kernel), M = 1,
 # N = 1, K below a tile, and shapes with rows of 16-byte units and partial tiles that take the tile
-# kernels, swapped (M <= 32) or not; 2056x520x64 has more tiles than SMs.
+# kernels, swapped (M <= 32) or not; 2056x520x64 has more tiles than SMs for steps 14-20's narrow
+# tiles.
 LINEAR_SHAPES = ("1x1x1,1x64x64,64x1x64,7x40x72,33x7x129,130x64x17,136x264x72,24x200x64,40x136x128,"
                  "257x264x136,1x4096x64,2056x520x64")
 LINEAR_SANITIZER_SHAPES = "1x1x1,1x64x64,7x40x72,33x7x129,136x264x72,24x200x64,40x136x128,257x264x136"
@@ -376,11 +377,12 @@ def gemv_tests(step, exe):
 # x W^T at GEMV_MAX_M < M <= 64 with rows of 16-byte units (K a multiple of 8), where a step swaps
 # the operands (step 24: C^T = W x^T, C stored from the registers): M = 5, 32 (the 32-wide tile's
 # last row), 33 and 64 (the 64-wide tile's first and last); N of 1, 7 and 4100 (not multiples of 8,
-# past a 128-row tile), 130, and 16400 (more tiles than SMs); K from 8, past a BK slice (72, 520);
-# 16 x 4096 x 4096 and 48 x 1032 x 1024 split K (few tiles). Then shapes that must not swap: M =
-# 65, K not a multiple of 8.
+# past a 128-row tile), 130, 16400 and 17000 (129 and 133 tiles: at 133, a block takes a second
+# unit on an H200); K from 8, past a BK slice (72, 520); 16 x 4096 x 4096 and 48 x 1032 x 1024 split
+# K (few tiles). Then shapes that must not swap: M = 65, K not a multiple of 8.
 SWAP_MAX_M = 64
-SWAP_SHAPES = "5x64x64,8x4100x264,16x4096x4096,32x7x8,33x130x72,48x1032x1024,64x1x64,64x16400x520"
+SWAP_SHAPES = ("5x64x64,8x4100x264,16x4096x4096,32x7x8,33x130x72,48x1032x1024,64x1x64,64x16400x520,"
+               "8x17000x136")
 NOT_SWAP_SHAPES = "65x64x64,8x64x12"
 
 
@@ -418,7 +420,7 @@ def swap_tests(step, exe):
            tail(p.stderr) + " " + "; ".join(f"{r['m']}x{r['n']}x{r['k']}: {r['path']}" for r in rows))
     for tool, out, beta in (("memcheck", "bf16", "0"), ("memcheck", "f32", "0.5"), ("racecheck", "bf16", "0")):
         p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes",
-                 "5x64x64,32x7x8,33x130x72,48x1032x1024,64x1x64", "--reps", "0", "--dtype", "bf16", "--layout",
+                 "5x64x64,32x7x8,33x130x72,48x1032x1024,64x1x64,8x17000x136", "--reps", "0", "--dtype", "bf16", "--layout",
                  "NT", "--out", out, "--epilogue", "bias_gelu", "--beta", beta])
         record(p.returncode == 0, f"{step}: the swapped tiles, --out {out}, beta {beta}: compute-sanitizer {tool}",
                tail(p.stdout + p.stderr))
