@@ -37,9 +37,10 @@ static_assert(THREADS % BN == 0 && BK % (THREADS / BN) == 0,
               "the B tile loads in whole passes of full rows");
 
 /* An SM of compute capability 12.x holds 1536 threads, and there ptxas aims at 3 blocks of 256
- * (80 registers), where step 05's kernel spills; asking for 2 leaves it 128. Step 06 needs no
- * hint (about 100 registers) and keeps it only so that its diff is vectorization alone. Elsewhere
- * the hint is left out: on sm_90 the same minimum makes different code that runs slower. */
+ * (80 registers), where step 05's kernel spills; asking for 2 leaves it 128. Steps 06 and 07
+ * need no hint (about 120 registers) and keep it only so that each diff holds one idea; step 08
+ * would spill under it. Elsewhere the hint is left out: on sm_90 the same minimum makes different
+ * code that runs slower. */
 #if __CUDA_ARCH__ / 100 == 12 /* compute capability 12.x */
 #define KERNEL_BOUNDS __launch_bounds__(THREADS, 2)
 #else
