@@ -18,6 +18,7 @@
 #include "gemm.h"
 #include "hopper.cuh"
 #include "linear_epilogue.cuh" /* add_beta_c, activation_of, store_pair */
+#include "workspace.cuh" /* workspace_bytes: the splits' sums and counters */
 
 #ifndef WARPGROUPS /* consumer warpgroups; each owns 64 rows of the block tile */
 #define WARPGROUPS 2
@@ -382,29 +383,12 @@ static int choose_splits(int m, int tiles, int slices) {
     return best;
 }
 
-/* The workspace of the splits: the units' sums and one arrival counter per tile, zeroed once
- * (the last block to arrive puts its counter back to 0). Grown when a problem needs more: with the
- * harness's defaults (a warm-up launch, or the check) on a launch that is not timed. */
+/* The workspace of the splits: the units' sums and one arrival counter per tile, zeroed when
+ * allocated (the last block to arrive puts its counter back to 0). */
 static cudaError_t split_workspace(size_t float4s, int tiles, float4 **partial, int **arrivals) {
-    static float4 *sums = NULL;
-    static int *counters = NULL;
-    static size_t have_sums = 0, have_counters = 0;
-    cudaError_t err = cudaSuccess;
-    if (float4s > have_sums) {
-        cudaFree(sums);
-        sums = NULL, have_sums = 0;
-        if ((err = cudaMalloc(&sums, float4s * sizeof(float4))) != cudaSuccess) return err;
-        have_sums = float4s;
-    }
-    if ((size_t)tiles > have_counters) {
-        cudaFree(counters);
-        counters = NULL, have_counters = 0;
-        if ((err = cudaMalloc(&counters, tiles * sizeof(int))) != cudaSuccess) return err;
-        if ((err = cudaMemset(counters, 0, tiles * sizeof(int))) != cudaSuccess) return err;
-        have_counters = tiles;
-    }
-    *partial = sums, *arrivals = counters;
-    return err;
+    *partial = (float4 *)workspace_bytes(0, float4s * sizeof(float4));
+    *arrivals = (int *)workspace_bytes(2, tiles * sizeof(int), true);
+    return *partial && *arrivals ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 template <typename T, bool B_KMAJOR, typename OutT, gemm_epilogue EPI>
@@ -495,7 +479,7 @@ static cudaError_t launch_gemm(gemm_args *p) {
     const int splits = tma && !gemv ? choose_splits(p->m, ceil_div(p->m, BM) * ceil_div(p->n, BN),
                                                     ceil_div(p->k, BK))
                                     : 1;
-    char count_word[16] = "";
+    char count_word[24] = "";
     if (splits > 1) snprintf(count_word, sizeof count_word, " splits=%d", splits);
     if (gemv) snprintf(count_word, sizeof count_word, " rows=%d", linear_gemv_rows(p->m));
     snprintf(p->kernel, sizeof p->kernel, "%s%s%s%s%s%s",

@@ -7,6 +7,7 @@
 #define SPLITK_CUH
 
 #include "gemm.h"
+#include "workspace.cuh" /* workspace_bytes */
 
 /* C = alpha * (the sum of `planes` M x N planes of partial) + beta * C. A block takes 32
  * consecutive items (float4s where count and C allow: the cudaMalloc'd planes start on 256 bytes),
@@ -45,20 +46,7 @@ __global__ void __launch_bounds__(256) splitk_reduce(const float *partial, int p
     reinterpret_cast<float4 *>(C)[item] = c;
 }
 
-/* Workspaces, grown when a problem needs more and kept otherwise (the harness's untimed warm-up
- * runs make them): slot 0 holds the FP32 planes, slot 1 any other scratch a step needs. */
-static void *workspace_bytes(int slot, size_t bytes) {
-    static void *ws[2] = {NULL, NULL};
-    static size_t have[2] = {0, 0};
-    if (bytes > have[slot]) {
-        cudaFree(ws[slot]);
-        ws[slot] = NULL;
-        have[slot] = 0;
-        if (cudaMalloc(&ws[slot], bytes) != cudaSuccess) return NULL;
-        have[slot] = bytes;
-    }
-    return ws[slot];
-}
+/* The FP32 planes, in workspace slot 0 */
 static float *workspace(size_t floats) {
     return (float *)workspace_bytes(0, floats * sizeof(float));
 }
