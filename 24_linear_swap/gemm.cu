@@ -504,9 +504,11 @@ static cudaError_t launch_epilogue(gemm_args *p, int splits) {
     }
 }
 
-/* x W^T swapped, the tile as wide as the tokens need (32 or 64). */
+/* A swapped tile's width: as many tokens as M needs, 32 or 64. */
+static int swap_width(int m) { return m <= 32 ? 32 : SWAP_ROWS; }
+
 template <typename T, typename OutT> static cudaError_t launch_swapped(gemm_args *p, int splits) {
-    if (p->m <= 32) return launch_epilogue<T, true, OutT, 32, true>(p, splits);
+    if (swap_width(p->m) == 32) return launch_epilogue<T, true, OutT, 32, true>(p, splits);
     return launch_epilogue<T, true, OutT, SWAP_ROWS, true>(p, splits);
 }
 
@@ -537,7 +539,7 @@ static cudaError_t launch_gemm(gemm_args *p) {
      * from the registers, any N) */
     const bool swap = p->layout == GEMM_NT && !gemv && p->m <= SWAP_ROWS && p->k % 8 == 0 &&
                       ((size_t)p->a | (size_t)p->b) % 16 == 0;
-    const int width = p->m <= 32 ? 32 : SWAP_ROWS; /* a swapped tile's tokens */
+    const int width = swap_width(p->m);
     p->path = gemv ? "gemv" : swap ? "swap" : tma ? "tma" : "fallback";
     /* the kernel's words, as the tests read them */
     static const char *const outs[] = {"", "", " out=bf16", "", " out=fp16"};

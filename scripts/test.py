@@ -338,6 +338,38 @@ GEMV_SHAPES = "1x1x8,1x4096x4096,2x7x8,3x1000x136,4x64x64,3x24x4104,4x4100x264,4
 NOT_GEMV_SHAPES = "2x64x12,5x64x64,8x4100x264"
 
 
+def x_wt_kernel_tests(step, exe, path, shapes, row_ok, runs, not_shapes, not_what, sanitizer_shapes,
+                      sanitizer_what):
+    """x W^T on the kernel of one path: every C type and epilogue verifies on `shapes`, each row on
+    that path with row_ok(row) true (`runs` says what that means), FP32 C with alpha and beta too;
+    `not_shapes` take another path (`not_what`); memcheck and racecheck find nothing."""
+    for dtype in stepinfo.step_dtypes(ROOT, step):
+        for out, epilogue, beta in [(o, e, "0") for o in ("f32", dtype)
+                                    for e in ("none", "bias", "bias_gelu", "bias_silu")] + [("f32", "bias", "0.5")]:
+            alpha = "-1.5" if beta != "0" else "1"
+            p = run([exe, "--shapes", shapes, "--reps", "0", "--dtype", dtype, "--csv", "--layout", "NT",
+                     "--out", out, "--epilogue", epilogue, "--alpha", alpha, "--beta", beta])
+            rows = list(csv.DictReader(io.StringIO(p.stdout)))
+            wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
+                     if r["check"] != "pass" or r["path"] != path or not row_ok(r)]
+            record(p.returncode == 0 and len(rows) == len(shapes.split(",")) and not wrong,
+                   f"{step}: {dtype}: {runs}, --out {out} --epilogue {epilogue} --alpha {alpha} --beta {beta}: "
+                   f"verified on {shapes}",
+                   tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
+    p = run([exe, "--shapes", not_shapes, "--reps", "0", "--dtype", "bf16", "--csv", "--layout", "NT"])
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    record(p.returncode == 0 and len(rows) == len(not_shapes.split(","))
+           and all(r["path"] != path and r["check"] == "pass" for r in rows),
+           f"{step}: {not_what} ({not_shapes})",
+           tail(p.stderr) + " " + "; ".join(f"{r['m']}x{r['n']}x{r['k']}: {r['path']}" for r in rows))
+    for tool, out, beta in (("memcheck", "bf16", "0"), ("memcheck", "f32", "0.5"), ("racecheck", "bf16", "0")):
+        p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes", sanitizer_shapes,
+                 "--reps", "0", "--dtype", "bf16", "--layout", "NT", "--out", out, "--epilogue", "bias_gelu",
+                 "--beta", beta])
+        record(p.returncode == 0, f"{step}: {sanitizer_what}, --out {out}, beta {beta}: compute-sanitizer {tool}",
+               tail(p.stdout + p.stderr))
+
+
 def gemv_tests(step, exe):
     """A step with the GEMV kernel for x W^T (its gemm.cu includes linear_gemv.cuh): every C type
     and epilogue verifies on the GEMV shapes, each run on that kernel with R rows for its M (1, 2 or
@@ -345,33 +377,12 @@ def gemv_tests(step, exe):
     and racecheck find nothing."""
     if '#include "linear_gemv.cuh"' not in open(os.path.join(step, "gemm.cu")).read():
         return
-    shapes = GEMV_SHAPES.split(",")
     rows_for = lambda m: 1 if m <= 1 else 2 if m <= 2 else 4
-    for dtype in stepinfo.step_dtypes(ROOT, step):
-        for out, epilogue, beta in [(o, e, "0") for o in ("f32", dtype)
-                                    for e in ("none", "bias", "bias_gelu", "bias_silu")] + [("f32", "bias", "0.5")]:
-            alpha = "-1.5" if beta != "0" else "1"
-            p = run([exe, "--shapes", GEMV_SHAPES, "--reps", "0", "--dtype", dtype, "--csv", "--layout", "NT",
-                     "--out", out, "--epilogue", epilogue, "--alpha", alpha, "--beta", beta])
-            rows = list(csv.DictReader(io.StringIO(p.stdout)))
-            wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
-                     if r["check"] != "pass" or r["path"] != "gemv"
-                     or not {"kernel=gemv", f"rows={rows_for(int(r['m']))}"} <= set(r["kernel"].split())]
-            record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
-                   f"{step}: {dtype}: x W^T at M <= {GEMV_MAX_M}, --out {out} --epilogue {epilogue} --alpha {alpha} --beta {beta}: the GEMV "
-                   f"kernel runs (R rows for M) and verifies on {GEMV_SHAPES}",
-                   tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
-    p = run([exe, "--shapes", NOT_GEMV_SHAPES, "--reps", "0", "--dtype", "bf16", "--csv", "--layout", "NT"])
-    rows = list(csv.DictReader(io.StringIO(p.stdout)))
-    record(p.returncode == 0 and len(rows) == len(NOT_GEMV_SHAPES.split(",")) and all(r["path"] != "gemv" and r["check"] == "pass" for r in rows),
-           f"{step}: x W^T with K not a multiple of 8, or M > {GEMV_MAX_M}, takes another kernel ({NOT_GEMV_SHAPES})",
-           tail(p.stderr) + " " + "; ".join(f"{r['m']}x{r['n']}x{r['k']}: {r['path']}" for r in rows))
-    for tool, out, beta in (("memcheck", "bf16", "0"), ("memcheck", "f32", "0.5"), ("racecheck", "bf16", "0")):
-        p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes", GEMV_SHAPES,
-                 "--reps", "0", "--dtype", "bf16", "--layout", "NT", "--out", out, "--epilogue", "bias_gelu",
-                 "--beta", beta])
-        record(p.returncode == 0, f"{step}: the GEMV kernel, --out {out}, beta {beta}: compute-sanitizer {tool}",
-               tail(p.stdout + p.stderr))
+    x_wt_kernel_tests(step, exe, "gemv", GEMV_SHAPES,
+                      lambda r: {"kernel=gemv", f"rows={rows_for(int(r['m']))}"} <= set(r["kernel"].split()),
+                      f"x W^T at M <= {GEMV_MAX_M} on the GEMV kernel (R rows for M)", NOT_GEMV_SHAPES,
+                      f"x W^T with K not a multiple of 8, or M > {GEMV_MAX_M}, takes another kernel",
+                      GEMV_SHAPES, "the GEMV kernel")
 
 
 # x W^T at GEMV_MAX_M < M <= 64 with rows of 16-byte units (K a multiple of 8), where a step swaps
@@ -393,37 +404,14 @@ def swap_tests(step, exe):
     it must not take run another kernel; memcheck and racecheck find nothing."""
     if "store_swapped" not in open(os.path.join(step, "gemm.cu")).read():
         return
-    shapes = SWAP_SHAPES.split(",")
-    for dtype in stepinfo.step_dtypes(ROOT, step):
-        for out, epilogue, beta in [(o, e, "0") for o in ("f32", dtype)
-                                    for e in ("none", "bias", "bias_gelu", "bias_silu")] + [("f32", "bias", "0.5")]:
-            alpha = "-1.5" if beta != "0" else "1"
-            p = run([exe, "--shapes", SWAP_SHAPES, "--reps", "0", "--dtype", dtype, "--csv", "--layout", "NT",
-                     "--out", out, "--epilogue", epilogue, "--alpha", alpha, "--beta", beta])
-            rows = list(csv.DictReader(io.StringIO(p.stdout)))
-            width = lambda m: 32 if m <= 32 else 64
-            wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['check']} ({r['kernel']})" for r in rows
-                     if r["check"] != "pass" or r["path"] != "swap"
-                     or not {f"tile=128x{width(int(r['m']))}", "swap=1"} <= set(r["kernel"].split())
-                     or (f"{r['m']}x{r['n']}x{r['k']}" in ("16x4096x4096", "48x1032x1024"))
-                     != bool(re.search(r"\bsplits=([2-9]|1[0-9])\b", r["kernel"]))]
-            record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
-                   f"{step}: {dtype}: x W^T at {GEMV_MAX_M} < M <= {SWAP_MAX_M}, --out {out} --epilogue {epilogue} "
-                   f"--alpha {alpha} --beta {beta}: the swapped tiles run (width for M, K split where few) and "
-                   f"verify on {SWAP_SHAPES}",
-                   tail(p.stderr) + (f" wrong: {wrong[:3]}" if wrong else "") + f" ({len(rows)} rows)")
-    p = run([exe, "--shapes", NOT_SWAP_SHAPES, "--reps", "0", "--dtype", "bf16", "--csv", "--layout", "NT"])
-    rows = list(csv.DictReader(io.StringIO(p.stdout)))
-    record(p.returncode == 0 and len(rows) == len(NOT_SWAP_SHAPES.split(","))
-           and all(r["path"] != "swap" and r["check"] == "pass" for r in rows),
-           f"{step}: x W^T with M > {SWAP_MAX_M}, or K not a multiple of 8, is not swapped ({NOT_SWAP_SHAPES})",
-           tail(p.stderr) + " " + "; ".join(f"{r['m']}x{r['n']}x{r['k']}: {r['path']}" for r in rows))
-    for tool, out, beta in (("memcheck", "bf16", "0"), ("memcheck", "f32", "0.5"), ("racecheck", "bf16", "0")):
-        p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes",
-                 "5x64x64,32x7x8,33x130x72,48x1032x1024,64x1x64,8x17000x136", "--reps", "0", "--dtype", "bf16", "--layout",
-                 "NT", "--out", out, "--epilogue", "bias_gelu", "--beta", beta])
-        record(p.returncode == 0, f"{step}: the swapped tiles, --out {out}, beta {beta}: compute-sanitizer {tool}",
-               tail(p.stdout + p.stderr))
+    width = lambda m: 32 if m <= 32 else 64
+    row_ok = lambda r: ({f"tile=128x{width(int(r['m']))}", "swap=1"} <= set(r["kernel"].split())
+                        and (f"{r['m']}x{r['n']}x{r['k']}" in ("16x4096x4096", "48x1032x1024"))
+                        == bool(re.search(r"\bsplits=([2-9]|1[0-9])\b", r["kernel"])))
+    x_wt_kernel_tests(step, exe, "swap", SWAP_SHAPES, row_ok,
+                      f"x W^T at {GEMV_MAX_M} < M <= {SWAP_MAX_M} swapped (width for M, K split where few)",
+                      NOT_SWAP_SHAPES, f"x W^T with M > {SWAP_MAX_M}, or K not a multiple of 8, is not swapped",
+                      "5x64x64,32x7x8,33x130x72,48x1032x1024,64x1x64,8x17000x136", "the swapped tiles")
 
 
 def linear_words(layout, out, epilogue):
