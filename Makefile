@@ -159,7 +159,7 @@ sweep: all
 # The library step on scripts/shape_set.py's generated and model shapes; then the second article's
 # shape table (N = K = 8192 with M small, then N small) for the fastest steps and the library
 # step, verified up to 4096^3 (second, so that its rows of shapes in both lists keep the check).
-# The library step is the last of the row-major course: 21 and 22 are the linear layer (x W^T),
+# The library step is the last of the row-major course: 21-24 are the linear layer (x W^T),
 # measured on the model shapes against cuBLASLt instead (their READMEs).
 SHAPES ?= $(shell $(PYTHON) scripts/shape_set.py --article)
 LIBRARY_STEP = 20_unaligned
