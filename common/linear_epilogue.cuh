@@ -29,21 +29,18 @@ static __device__ __forceinline__ float activation(gemm_epilogue epilogue, float
     return x;
 }
 
-/* tanh(x) in one multi-function-unit operation (MUFU.TANH, sm_75 on), within about 1.1e-5 of
- * tanh(x) relative: GELU's 0.5 x (1 + tanh u) is then within about 6e-6 |x|, where a 16-bit C's
- * rounding of x alone is 2^-12 |x| (fp16) or 2^-9 |x| (bf16). */
+/* tanh(x) in one multi-function-unit operation (MUFU.TANH), about 1.1e-5 off relative: GELU is
+ * then about 6e-6 |x| off, below a 16-bit C's rounding of x (2^-12 |x| in fp16, 2^-9 in bf16). */
 static __device__ __forceinline__ float tanh_approx(float x) {
-    float y;
-    asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
+    asm("tanh.approx.f32 %0, %0;" : "+f"(x));
+    return x;
 }
 
 /* The same, one activation per kernel (EPI a template parameter: the run-time choice inlined
  * every activation into the unrolled epilogue, and the kernel outgrew the instruction cache).
- * Where C is 16-bit, GELU takes one multi-function-unit operation (tanh.approx): both consumer
- * warpgroups run the epilogue while no wgmma runs, so its count is time. SiLU goes through the
- * approximate exponential (ex2.approx and a division, two operations) as x sigmoid(x);
- * __fdividef's 0 for an infinite denominator is the limit. */
+ * With a 16-bit C, GELU costs one multi-function-unit operation (no wgmma overlaps the epilogue)
+ * and SiLU, x sigmoid(x), two (ex2.approx and a division: __fdividef's 0 for an infinite
+ * denominator is the limit). */
 template <gemm_epilogue EPI, typename OutT>
 static __device__ __forceinline__ float activation_of(float x) {
     if constexpr (EPI == GEMM_EPI_BIAS_GELU && !std::is_same_v<OutT, float>)
