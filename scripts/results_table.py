@@ -290,6 +290,18 @@ def shapeset_table(rows):
                 extra = sorted(us - cu for us, cu in sel)
                 out.append(f"| {dtype} | {name} | {len(sel)} | {percentile(pct, 0.5):.1f}% | "
                            f"{percentile(extra, 0.5):+.2f} us |")
+    # Which kernels the misses come from: the generated shapes by the path each took.
+    out += ["", "The generated shapes by path:", "",
+            "| dtype | path | shapes | minimum | median | below 90% | median time over cuBLAS's |",
+            "|---|---|---:|---:|---:|---:|---:|"]
+    for dtype in ("fp16", "bf16"):
+        mine = [r for r in sets["generated"] if r["dtype"] == dtype and float(r["ratio"]) > 0]
+        for path in sorted({r["path"] for r in mine}):
+            sel = [r for r in mine if r["path"] == path]
+            pct = sorted(100 * float(r["ratio"]) for r in sel)
+            extra = sorted(float(r["ms"]) * 1e3 * (1 - float(r["ratio"])) for r in sel)
+            out.append(f"| {dtype} | {path} | {len(sel)} | {pct[0]:.1f}% | {percentile(pct, 0.5):.1f}% | "
+                       f"{sum(p < 90 for p in pct)} | {percentile(extra, 0.5):+.2f} us |")
     worst = sorted(sets["generated"] + sets["model"], key=lambda r: float(r["ratio"]))[:10]
     out += ["", "The ten worst:", "", "| M x N x K | dtype | % of cuBLAS | path | kernel |", "|---|---|---:|---|---|"]
     out += [f"| {r['m']}x{r['n']}x{r['k']} | {r['dtype']} | {100 * float(r['ratio']):.1f}% | {r['path']} | "
