@@ -1,11 +1,11 @@
 /*
- * Step 24: the linear layer at 5 to 64 tokens, W in wgmma's rows (Hopper only).
+ * Step 24: the linear layer's tile width for its token count, W in wgmma's rows (Hopper only).
  * At 4 < M <= 64 step 23 still runs 128 x 256 tiles of which M rows are real. Both operands of
  * x W^T are K-major, so the same kernel computes C^T = W x^T by exchanging them: W's rows fill
- * wgmma's 64-row side and the tokens its N (32 or 64), every tile is 128 rows of W, and N / 128
- * tiles (split along K where they are few) stream W. Besides the width, the epilogue changes:
- * it writes C^T's element (n, m) to C(m, n), with the bias along the tile's rows. Larger M, and
- * the other layouts, run as in step 23.
+ * wgmma's 64-row side and the tokens its N (32 or 64), and N / 128 tiles (split along K where
+ * they are few) stream W; the epilogue writes C^T's (n, m) to C(m, n). Above 64 tokens the tile
+ * is 256, 192 or 128 rows of W wide, whichever the split's clock model finishes first. The other
+ * layouts run as in step 23.
  *
  *     make step N=24 && ./24_linear_swap/gemm 16 4096 4096 --dtype bf16 --layout NT \
  *         --out bf16 --epilogue bias_gelu --cublas
@@ -136,7 +136,7 @@ static __device__ __forceinline__ void store_swapped(const float *acc, int n0, i
  * that they run at the same time; split s sums the BK-slices [s * slices / splits,
  * (s + 1) * slices / splits), never empty since splits <= slices. With splits > 1, partial holds
  * each unit's FP32 sums (BM x TN, in the accumulator's register order) and arrivals one counter
- * per tile, zero between launches. TN: the tile's width (BN, or a swapped tile's tokens). SWAP:
+ * per tile, zero between launches. TN: the tile's width (of W's rows, or swapped, of tokens). SWAP:
  * A is W and B is x (C^T = W x^T; M and N are C^T's), and store_swapped writes C. */
 template <typename T, bool B_KMAJOR, typename OutT, gemm_epilogue EPI, int TN = BN,
           bool SWAP = false>
@@ -147,8 +147,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                 float beta, OutT *C, const OutT *bias, int splits, float4 *partial,
                 int *arrivals) {
     constexpr int OUT_COLS = 128 / sizeof(OutT); /* one 128-byte swizzle row of C */
-    static_assert(SWAP ? B_KMAJOR && TN <= SWAP_ROWS : TN == BN,
-                  "only x W^T swaps (both operands K-major); an unswapped tile is BN wide");
+    static_assert(SWAP ? B_KMAJOR && TN <= SWAP_ROWS : TN == BN || B_KMAJOR && TN % 64 == 0,
+                  "only x W^T (W K-major: one box of TN rows) swaps or narrows, by 64 columns");
     extern __shared__ unsigned char smem_raw[];
     /* The 128-byte swizzle repeats every 1024 bytes, and TMA and wgmma agree on it only if
      * every tile starts on a multiple of 1024: align the base by hand. */
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         const int first = split * slices / splits, end = (split + 1) * slices / splits;
         const int2 tile = tile_coords(t, tiles_m, tiles_n);
         /* This thread's share of the tile's bias, loaded now: the main loop hides the latency */
-        constexpr int BIAS_PER_THREAD = SWAP ? 2 : BN / (128 * WARPGROUPS);
+        constexpr int BIAS_PER_THREAD = SWAP ? 2 : ceil_div(TN, 128 * WARPGROUPS);
         const int bias_at = (consumer * 128 + threadIdx.x % 128) * BIAS_PER_THREAD;
         float my_bias[BIAS_PER_THREAD] = {};
         if constexpr (EPI != GEMM_EPI_NONE && SWAP) { /* the bias of this lane's two rows */
@@ -226,8 +226,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                 if (r + 8 * h < M) my_bias[h] = float(bias[r + 8 * h]);
         }
         if constexpr (EPI != GEMM_EPI_NONE && !SWAP)
-            for (int i = 0, col = tile.y * BN + bias_at; i < BIAS_PER_THREAD; i++)
-                if (col + i < N) my_bias[i] = float(bias[col + i]);
+            for (int i = 0, col = tile.y * TN + bias_at; i < BIAS_PER_THREAD; i++)
+                if (bias_at + i < TN && col + i < N) my_bias[i] = float(bias[col + i]);
         float acc[TN / 2];
 #pragma unroll
         for (int i = 0; i < TN / 2; i++) acc[i] = 0.0f;
@@ -304,7 +304,8 @@ __global__ void __launch_bounds__(THREADS, 1)
         }
         if constexpr (EPI != GEMM_EPI_NONE) { /* the bias, once per tile, into shared memory */
             consumers_sync(WARPGROUPS); /* every consumer is done with the previous tile's */
-            for (int i = 0; i < BIAS_PER_THREAD; i++) tile_bias[bias_at + i] = my_bias[i];
+            for (int i = 0; i < BIAS_PER_THREAD; i++)
+                if (bias_at + i < TN) tile_bias[bias_at + i] = my_bias[i];
             consumers_sync(WARPGROUPS);
         }
 
@@ -410,21 +411,36 @@ template <typename T> static CUtensorMapDataType map_type() {
 }
 
 /* How many K ranges the tiles are split into. Only where the tiles fill at most half the SMs:
- * the last block of a tile reads the other splits' sums (128 x width FP32 each, for the rows
- * inside M) while no wgmma runs, which costs more than a partly idle last wave. There, the count
- * that a simple clock model finishes first: a wave of units costs its slices plus a fixed part (the
- * ring filling, the epilogue), and each further split about 8 slices' time over a full tile of
- * 128 x 256, less for a narrower one. */
-static int choose_splits(int m, int tiles, int slices, int width) {
+ * the last block of a tile reads the other splits' sums (128 x width FP32 each, for the rows in
+ * M) while no wgmma runs, which costs more than a partly idle last wave. There, the count that a
+ * simple clock model finishes first: a wave of units costs its slices plus a fixed part (the ring
+ * filling, the epilogue), and each further split about 8 slices' time over a 128 x 256 tile. */
+static int choose_splits(int m, int tiles, int slices, int width, double *time = NULL) {
     const int sms = sm_count(), rows = m < BM ? m : BM;
-    if (2 * tiles > sms) return 1;
     int best = 1;
     double best_cost = 0.0;
-    for (int s = 1; s <= MAX_SPLITS && s * MIN_SLICES <= slices; s++) {
-        if (width < BN && tiles * s > sms) break; /* a narrow unit streams: one wave */
+    for (int s = 1; s == 1 || s <= MAX_SPLITS && s * MIN_SLICES <= slices && 2 * tiles <= sms;
+         s++) {
+        if (width <= SWAP_ROWS && tiles * s > sms) break; /* a swapped unit streams: one wave */
         const double cost = ceil_div(tiles * s, sms) * (ceil_div(slices, s) + 2.0) +
                             (s - 1) * 8.0 * rows / BM * width / BN;
         if (s == 1 || cost < best_cost) best = s, best_cost = cost;
+    }
+    if (time) *time = best_cost * width / BN; /* a narrower tile's slice takes less time */
+    return best;
+}
+
+/* The tile's width. Swapped: as many tokens as M needs, 32 or 64. Other x W^T: 256, 192 or 128
+ * rows of W, the width that the same model finishes first. 512 x 6144 is 96 tiles 256 wide, or
+ * 128 tiles 192 wide: one wave either way, a quarter less work each. A narrower width must win by
+ * a tenth: the model does not count its shorter wgmmas, nor that it reads x's rows more often. */
+static int tile_width(const gemm_args *p, bool swap, bool tma) {
+    if (swap) return p->m <= 32 ? 32 : SWAP_ROWS;
+    int best = BN;
+    double best_time = 0.0, t;
+    for (int w = BN; w >= 128 && tma && p->layout == GEMM_NT; w -= 64) { /* 256, 192, 128 */
+        choose_splits(p->m, ceil_div(p->m, BM) * ceil_div(p->n, w), ceil_div(p->k, BK), w, &t);
+        if (w == BN || t < 0.9 * best_time) best = w, best_time = t;
     }
     return best;
 }
@@ -504,24 +520,26 @@ static cudaError_t launch_epilogue(gemm_args *p, int splits) {
     }
 }
 
-/* A swapped tile's width: as many tokens as M needs, 32 or 64. */
-static int swap_width(int m) { return m <= 32 ? 32 : SWAP_ROWS; }
-
-template <typename T, typename OutT> static cudaError_t launch_swapped(gemm_args *p, int splits) {
-    if (swap_width(p->m) == 32) return launch_epilogue<T, true, OutT, 32, true>(p, splits);
-    return launch_epilogue<T, true, OutT, SWAP_ROWS, true>(p, splits);
+/* x W^T in tiles `width` wide (tile_width): swapped, the tokens; otherwise rows of W. */
+template <typename T, typename OutT>
+static cudaError_t launch_x_wt(gemm_args *p, int s, int width, bool swap) {
+    if (swap) return width == 32 ? launch_epilogue<T, true, OutT, 32, true>(p, s)
+                                 : launch_epilogue<T, true, OutT, SWAP_ROWS, true>(p, s);
+    return width == 128   ? launch_epilogue<T, true, OutT, 128>(p, s)
+           : width == 192 ? launch_epilogue<T, true, OutT, 192>(p, s)
+                          : launch_epilogue<T, true, OutT>(p, s);
 }
 
 /* The kernel for C's type (FP32 or the inputs' type: the harness refuses others). */
 template <typename T>
-static cudaError_t launch_for(gemm_args *p, bool gemv, bool swap, bool tma, int splits) {
+static cudaError_t launch_for(gemm_args *p, bool gemv, bool swap, bool tma, int splits,
+                              int width) {
     const bool b_kmajor = p->layout == GEMM_NT, c32 = p->out == GEMM_OUT_F32;
     if (gemv) return c32 ? launch_linear_gemv<T, float>(p) : launch_linear_gemv<T, T>(p);
-    if (swap) return c32 ? launch_swapped<T, float>(p, splits) : launch_swapped<T, T>(p, splits);
+    if (swap || tma && b_kmajor)
+        return c32 ? launch_x_wt<T, float>(p, splits, width, swap)
+                   : launch_x_wt<T, T>(p, splits, width, swap);
     if (!tma) return c32 ? launch_fallback<T, float>(p) : launch_fallback<T, T>(p);
-    if (b_kmajor)
-        return c32 ? launch_epilogue<T, true, float>(p, splits)
-                   : launch_epilogue<T, true, T>(p, splits);
     return c32 ? launch_epilogue<T, false, float>(p, splits)
                : launch_epilogue<T, false, T>(p, splits);
 }
@@ -539,32 +557,28 @@ static cudaError_t launch_gemm(gemm_args *p) {
      * from the registers, any N) */
     const bool swap = p->layout == GEMM_NT && !gemv && p->m <= SWAP_ROWS && p->k % 8 == 0 &&
                       ((size_t)p->a | (size_t)p->b) % 16 == 0;
-    const int width = swap_width(p->m);
+    const int width = tile_width(p, swap, tma);
     p->path = gemv ? "gemv" : swap ? "swap" : tma ? "tma" : "fallback";
     /* the kernel's words, as the tests read them */
     static const char *const outs[] = {"", "", " out=bf16", "", " out=fp16"};
     static const char *const epilogues[] = {"", "", " epilogue=bias", "", " epilogue=bias_gelu",
                                             "", "", "", " epilogue=bias_silu"};
-    const int splits =
-        swap  ? choose_splits(p->n, ceil_div(p->n, BM) * ceil_div(p->m, width), ceil_div(p->k, BK),
-                              width)
-        : tma && !gemv ? choose_splits(p->m, ceil_div(p->m, BM) * ceil_div(p->n, BN),
-                                       ceil_div(p->k, BK), BN)
-                       : 1;
-    char count_word[24] = "", swapped_tile[24] = "";
-    snprintf(swapped_tile, sizeof swapped_tile, "tile=128x%d swap=1", width);
+    const int rows = swap ? p->n : p->m, cols = swap ? p->m : p->n; /* the kernel's M and N */
+    const int tiles = ceil_div(rows, BM) * ceil_div(cols, width), slices = ceil_div(p->k, BK);
+    const int splits = swap || tma && !gemv ? choose_splits(rows, tiles, slices, width) : 1;
+    char count_word[24] = "", tile[24] = "";
+    snprintf(tile, sizeof tile, "tile=128x%d%s", width, swap ? " swap=1" : "");
     if (splits > 1) snprintf(count_word, sizeof count_word, " splits=%d", splits);
     if (gemv) snprintf(count_word, sizeof count_word, " rows=%d", linear_gemv_rows(p->m));
     snprintf(p->kernel, sizeof p->kernel, "%s%s%s%s%s%s",
              gemv   ? "kernel=gemv"
-             : swap ? swapped_tile
-             : tma  ? "tile=128x256"
-                    : "kernel=fallback",
+             : tma || swap ? tile
+                           : "kernel=fallback",
              count_word, p->layout & (GEMM_TN | GEMM_TT) ? " a=mmajor" : "",
              p->layout & (GEMM_NT | GEMM_TT) ? " b=kmajor" : "", outs[p->out & 7],
              epilogues[p->epilogue & 15]);
-    if (p->dtype == GEMM_F16) return launch_for<__half>(p, gemv, swap, tma, splits);
-    return launch_for<__nv_bfloat16>(p, gemv, swap, tma, splits);
+    if (p->dtype == GEMM_F16) return launch_for<__half>(p, gemv, swap, tma, splits, width);
+    return launch_for<__nv_bfloat16>(p, gemv, swap, tma, splits, width);
 }
 
 int main(int argc, char **argv) {

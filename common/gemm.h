@@ -108,8 +108,8 @@ typedef struct {
 /* Runs the whole program; returns the exit code (0 ok, 1 failure, 2 usage). */
 int gemm_main(int argc, char **argv, const gemm_step *step);
 
-#ifdef __CUDACC__
-#define GEMM_HOST_DEVICE __host__ __device__
+#ifdef __CUDACC__ /* constexpr: a kernel's compile-time counts may use it too */
+#define GEMM_HOST_DEVICE constexpr __host__ __device__
 #else
 #define GEMM_HOST_DEVICE
 #endif

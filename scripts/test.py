@@ -414,6 +414,44 @@ def swap_tests(step, exe):
                       "5x64x64,32x7x8,33x130x72,48x1032x1024,64x1x64,8x17000x136", "the swapped tiles")
 
 
+# x W^T above 64 tokens where a step picks the tile's width by its clock model (step 24's
+# tile_width: 256, 192 or 128 rows of W), each shape with the width the model gives on a GPU of
+# 132 SMs: 65 x 8 and 200 x 1000 are one tile row of few tiles (the narrowest wastes least),
+# 65 x 304 x 520 and 128 x 1032 x 1024 split K in 128-wide tiles, 129 x 8456 and 513 x 8200
+# are 132 and 172 tiles 256 wide but 90 and 215 tiles 192 wide (a wave less), 257 x 8456 keeps
+# 256 (102 tiles, one wave). The NN layout keeps 128 x 256 tiles.
+WIDTH_SHAPES = {"65x8x8": 128, "200x1000x136": 128, "65x304x520": 128, "128x1032x1024": 128,
+                "129x8456x72": 192, "513x8200x72": 192, "257x8456x72": 256}
+
+
+def width_tests(step, exe):
+    """A step that picks x W^T's tile width (its gemm.cu has tile_width): every C type and epilogue
+    verifies on WIDTH_SHAPES, each run unswapped at its width, the two that split K say so; M <= 64
+    and K not a multiple of 8 take other paths; the NN layout stays 256 wide; memcheck and
+    racecheck find nothing. The widths are those of 132 SMs (H200, H100 SXM); on another GPU the
+    shapes still verify, at whatever width its SMs give."""
+    if "tile_width" not in open(os.path.join(step, "gemm.cu")).read():
+        return
+    name = (run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"]).stdout
+            if shutil.which("nvidia-smi") else "")
+    sms132 = "H200" in name or "H100 80GB HBM3" in name
+    shapes = ",".join(WIDTH_SHAPES)
+    words = lambda r: r["kernel"].split()
+    shape = lambda r: f"{r['m']}x{r['n']}x{r['k']}"
+    row_ok = lambda r: "swap=1" not in words(r) and (not sms132 or (
+        f"tile=128x{WIDTH_SHAPES[shape(r)]}" in words(r)
+        and (shape(r) in ("65x304x520", "128x1032x1024")) == ("splits=2" in words(r))))
+    x_wt_kernel_tests(step, exe, "tma", shapes, row_ok, "x W^T above 64 tokens at the width the clock model picks"
+                      + ("" if sms132 else f" (widths not checked on {name.strip() or 'this GPU'})"),
+                      "64x1x64,65x64x12", "x W^T at M <= 64 swaps and K not a multiple of 8 falls back",
+                      "65x304x520,129x8456x72,200x1000x136", "the narrow tiles")
+    p = run([exe, "--shapes", "513x8200x72", "--reps", "0", "--dtype", "bf16", "--csv", "--layout", "NN"])
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    record(p.returncode == 0 and len(rows) == 1 and "tile=128x256" in rows[0]["kernel"].split()
+           and rows[0]["check"] == "pass", f"{step}: the NN layout at 513 x 8200 x 72 keeps 128 x 256 tiles",
+           tail(p.stderr) + " " + " ".join(r["kernel"] for r in rows))
+
+
 def linear_words(layout, out, epilogue):
     """The words a linear-layer run adds to its kernel description (plan.h's describe_linear)."""
     return ((["a=mmajor"] if layout[0] == "T" else []) + (["b=kmajor"] if layout[1] == "T" else [])
@@ -716,6 +754,7 @@ def gpu_tests():
         split_tests(step, exe)
         gemv_tests(step, exe)
         swap_tests(step, exe)
+        width_tests(step, exe)
         p = run([exe, "--shapes", LIMIT_SHAPES, "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0, f"{step}: the largest shapes the parser accepts run and verify ({LIMIT_SHAPES})",
                tail(p.stdout + p.stderr))
