@@ -147,7 +147,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                 float beta, OutT *C, const OutT *bias, int splits, float4 *partial,
                 int *arrivals) {
     constexpr int OUT_COLS = 128 / sizeof(OutT); /* one 128-byte swizzle row of C */
-    static_assert(SWAP ? B_KMAJOR && TN <= SWAP_ROWS : TN == BN || B_KMAJOR && TN % 64 == 0,
+    static_assert(SWAP ? B_KMAJOR && TN <= SWAP_ROWS
+                       : TN == BN || B_KMAJOR && TN % 64 == 0 && TN < BN,
                   "only x W^T (W K-major: one box of TN rows) swaps or narrows, by 64 columns");
     extern __shared__ unsigned char smem_raw[];
     /* The 128-byte swizzle repeats every 1024 bytes, and TMA and wgmma agree on it only if
@@ -414,7 +415,7 @@ template <typename T> static CUtensorMapDataType map_type() {
  * the last block of a tile reads the other splits' sums (128 x width FP32 each, for the rows in
  * M) while no wgmma runs, which costs more than a partly idle last wave. There, the count that a
  * simple clock model finishes first: a wave of units costs its slices plus a fixed part (the ring
- * filling, the epilogue), and each further split about 8 slices' time over a 128 x 256 tile. */
+ * filling, the epilogue), and each further split 8 slices' time scaled by the width over 256. */
 static int choose_splits(int m, int tiles, int slices, int width, double *time = NULL) {
     const int sms = sm_count(), rows = m < BM ? m : BM;
     int best = 1;
@@ -426,7 +427,7 @@ static int choose_splits(int m, int tiles, int slices, int width, double *time =
                             (s - 1) * 8.0 * rows / BM * width / BN;
         if (s == 1 || cost < best_cost) best = s, best_cost = cost;
     }
-    if (time) *time = best_cost * width / BN; /* a narrower tile's slice takes less time */
+    if (time) *time = best_cost * width / BN; /* all of it in a 128 x 256 tile's slices */
     return best;
 }
 
@@ -553,8 +554,7 @@ static cudaError_t launch_gemm(gemm_args *p) {
     /* x W^T at M <= 4: the GEMV kernel, where x's and W's rows are 16-byte units (any N) */
     const bool gemv = p->layout == GEMM_NT && p->m <= LINEAR_GEMV_ROWS && p->k % 8 == 0 &&
                       ((size_t)p->a | (size_t)p->b) % 16 == 0;
-    /* x W^T at 4 < M <= SWAP_ROWS: swapped tiles (x's and W's rows 16-byte units; C, stored
-     * from the registers, any N) */
+    /* x W^T at 4 < M <= SWAP_ROWS: swapped (x's and W's rows 16-byte units; C of any N) */
     const bool swap = p->layout == GEMM_NT && !gemv && p->m <= SWAP_ROWS && p->k % 8 == 0 &&
                       ((size_t)p->a | (size_t)p->b) % 16 == 0;
     const int width = tile_width(p, swap, tma);

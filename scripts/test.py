@@ -416,34 +416,49 @@ def swap_tests(step, exe):
 
 # x W^T above 64 tokens where a step picks the tile's width by its clock model (step 24's
 # tile_width: 256, 192 or 128 rows of W), each shape with the width the model gives on a GPU of
-# 132 SMs: 65 x 8 and 200 x 1000 are one tile row of few tiles (the narrowest wastes least),
-# 65 x 304 x 520 and 128 x 1032 x 1024 split K in 128-wide tiles, 129 x 8456 and 513 x 8200
-# are 132 and 172 tiles 256 wide but 90 and 215 tiles 192 wide (a wave less), 257 x 8456 keeps
-# 256 (102 tiles, one wave). The NN layout keeps 128 x 256 tiles.
+# 132 SMs. 65 x 8 (one tile at any width) and 200 x 1000 (2 x 4 tiles 256 wide) are few tiles:
+# the narrowest does least work. 65 x 304 x 520 and 128 x 1032 x 1024 split K in 128-wide tiles,
+# 65 x 8512 x 1024 in 192-wide ones. 129 x 8456 is 68 tiles 256 wide or 90 tiles 192 wide, one
+# wave either way; 513 x 8200 165 or 215, two waves: 192 does a quarter less work per tile.
+# 257 x 8456 keeps 256: 102 tiles, where 192 would take 135, a second wave.
 WIDTH_SHAPES = {"65x8x8": 128, "200x1000x136": 128, "65x304x520": 128, "128x1032x1024": 128,
-                "129x8456x72": 192, "513x8200x72": 192, "257x8456x72": 256}
+                "65x8512x1024": 192, "129x8456x72": 192, "513x8200x72": 192, "257x8456x72": 256}
+WIDTH_SPLIT_SHAPES = ("65x304x520", "128x1032x1024", "65x8512x1024")
+
+
+def gpu_sm_count():
+    """The first GPU's SM count, from the CUDA runtime in a child process (so that this one holds no
+    CUDA context); None where the runtime cannot be loaded."""
+    code = ("import ctypes, glob, sys\n"
+            "for lib in ['libcudart.so'] + sorted(glob.glob('/usr/local/cuda/lib64/libcudart.so*')):\n"
+            "    try: rt = ctypes.CDLL(lib)\n"
+            "    except OSError: continue\n"
+            "    n = ctypes.c_int()\n"
+            "    if rt.cudaDeviceGetAttribute(ctypes.byref(n), 16, 0) == 0: print(n.value)\n"  # 16: SM count
+            "    break\n")
+    out = run([sys.executable, "-c", code], timeout=60).stdout.split()
+    return int(out[0]) if out and out[0].isdigit() else None
 
 
 def width_tests(step, exe):
     """A step that picks x W^T's tile width (its gemm.cu has tile_width): every C type and epilogue
-    verifies on WIDTH_SHAPES, each run unswapped at its width, the two that split K say so; M <= 64
+    verifies on WIDTH_SHAPES, each run unswapped at its width, those that split K say so; M <= 64
     and K not a multiple of 8 take other paths; the NN layout stays 256 wide; memcheck and
-    racecheck find nothing. The widths are those of 132 SMs (H200, H100 SXM); on another GPU the
-    shapes still verify, at whatever width its SMs give."""
+    racecheck find nothing. The widths are those of 132 SMs (H200, H100 SXM and NVL); on another
+    GPU the shapes still verify, at whatever width its SMs give."""
     if "tile_width" not in open(os.path.join(step, "gemm.cu")).read():
         return
-    name = (run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"]).stdout
-            if shutil.which("nvidia-smi") else "")
-    sms132 = "H200" in name or "H100 80GB HBM3" in name
+    sms = gpu_sm_count()
+    sms132 = sms == 132
     shapes = ",".join(WIDTH_SHAPES)
     words = lambda r: r["kernel"].split()
     shape = lambda r: f"{r['m']}x{r['n']}x{r['k']}"
     row_ok = lambda r: "swap=1" not in words(r) and (not sms132 or (
         f"tile=128x{WIDTH_SHAPES[shape(r)]}" in words(r)
-        and (shape(r) in ("65x304x520", "128x1032x1024")) == ("splits=2" in words(r))))
+        and (shape(r) in WIDTH_SPLIT_SHAPES) == ("splits=2" in words(r))))
     x_wt_kernel_tests(step, exe, "tma", shapes, row_ok, "x W^T above 64 tokens at the width the clock model picks"
-                      + ("" if sms132 else f" (widths not checked on {name.strip() or 'this GPU'})"),
-                      "64x1x64,65x64x12", "x W^T at M <= 64 swaps and K not a multiple of 8 falls back",
+                      + ("" if sms132 else f" (widths not checked: {sms} SMs)"),
+                      "64x1x64,65x64x12", "x W^T at M <= 64, or K not a multiple of 8, takes another path",
                       "65x304x520,129x8456x72,200x1000x136", "the narrow tiles")
     p = run([exe, "--shapes", "513x8200x72", "--reps", "0", "--dtype", "bf16", "--csv", "--layout", "NN"])
     rows = list(csv.DictReader(io.StringIO(p.stdout)))
