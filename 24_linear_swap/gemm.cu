@@ -19,6 +19,7 @@
 #include "hopper.cuh"
 #include "linear_epilogue.cuh" /* add_beta_c, activation_of, store_pair */
 #include "workspace.cuh" /* workspace_bytes: the splits' sums and counters */
+#include "swap_store.cuh" /* store_swapped: C^T's element (n, m) to C(m, n) */
 
 #ifndef WARPGROUPS /* consumer warpgroups; each owns 64 rows of the block tile */
 #define WARPGROUPS 2
@@ -56,9 +57,13 @@
 #endif
 #define OUT_BYTES (WARPGROUPS * OUT_STAGES * CHUNK_BYTES)
 #define BIAS_BYTES (BN * 4) /* the tile's BN bias values, as FP32 */
-#define SMEM_BYTES                                                                                 \
-    (STAGES * STAGE_BYTES + OUT_BYTES + BIAS_BYTES + 2 * STAGES * 8 + 16 +                         \
-     1024) /* tiles, C's buffers, the bias, 2 mbarriers per stage, a flag, alignment slack */
+/* A ring of tiles TN wide holds as many stages as fit in STAGES stages of 128 x 256: more stages of
+ * a narrower tile keep more of W in flight per SM. */
+#define RING_STAGES(TN) (STAGES * STAGE_BYTES / (A_TILE_BYTES + BK * (TN) * 2))
+#define SMEM_BYTES_FOR(TN)                                                                         \
+    (RING_STAGES(TN) * (A_TILE_BYTES + BK * (TN) * 2) + OUT_BYTES + BIAS_BYTES +                  \
+     2 * RING_STAGES(TN) * 8 + 16 + 1024) /* C's buffers, bias, 2 mbarriers a stage, flag, slack */
+#define SMEM_BYTES SMEM_BYTES_FOR(BN)
 
 static_assert(WARPGROUPS == 1 || WARPGROUPS == 2,
               "one or two consumer warpgroups (64 or 128 rows)");
@@ -105,32 +110,6 @@ static __device__ __forceinline__ int2 tile_coords(int t, int tiles_m, int tiles
     return make_int2(first + in_strip % rows, in_strip / rows);
 }
 
-/* The swapped tile's epilogue: the block computed C^T = W x^T, so row r of the tile is column
- * n0 + r of C (one row of W) and column c is row m0 + c of C (a token). Each lane stores its
- * elements straight to C, with the bias of its two rows: C has at most SWAP_ROWS rows, a small
- * part of the traffic, and 8 lanes of a warp write 8 adjacent columns of one row of C. */
-template <typename OutT, gemm_epilogue EPI, int TN>
-static __device__ __forceinline__ void store_swapped(const float *acc, int n0, int m0, int M,
-                                                     int N, float alpha, float beta, OutT *C,
-                                                     const float my_bias[2]) {
-    const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
-#pragma unroll
-    for (int j = 0; j < TN / 8; j++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) { /* rows g and g + 8 of C^T: columns of C */
-            const int n = n0 + warp * 16 + lane / 4 + 8 * h;
-#pragma unroll
-            for (int e = 0; e < 2; e++) { /* columns 2 t and 2 t + 1 of C^T: rows of C */
-                const int m = m0 + 8 * j + lane % 4 * 2 + e;
-                if (m >= M || n >= N) continue;
-                float v = alpha * acc[4 * j + 2 * h + e];
-                if constexpr (std::is_same_v<OutT, float>) /* a 16-bit C is never read */
-                    if (beta != 0.0f) v += beta * C[(size_t)m * N + n];
-                C[(size_t)m * N + n] = OutT(activation_of<EPI, OutT>(v + my_bias[h]));
-            }
-        }
-}
-
 /* B_KMAJOR: B stored N x K (x W^T). OutT: C's type. EPI: the epilogue; bias: N values of C's
  * type (read only with one). The work units are (tile, split), the splits of one tile adjacent so
  * that they run at the same time; split s sums the BK-slices [s * slices / splits,
@@ -155,22 +134,25 @@ __global__ void __launch_bounds__(THREADS, 1)
      * every tile starts on a multiple of 1024: align the base by hand. */
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-    T *const a_tiles = reinterpret_cast<T *>(smem); /* [STAGES][BM][BK], swizzled */
-    /* [STAGES][B_ATOMS][BK][64], or K-major [STAGES][BN][BK], swizzled */
-    T *const b_tiles = reinterpret_cast<T *>(smem + STAGES * A_TILE_BYTES);
+    constexpr int RING = RING_STAGES(TN);
+    static_assert(SMEM_BYTES_FOR(TN) <= 227 * 1024 && BK * TN * 2 % 1024 == 0,
+                  "the ring fits sm_90's 227 KB, and each stage's B tile starts on 1024 bytes");
+    T *const a_tiles = reinterpret_cast<T *>(smem); /* [RING][BM][BK], swizzled */
+    /* [RING][B_ATOMS][BK][64], or K-major [RING][TN][BK], swizzled */
+    T *const b_tiles = reinterpret_cast<T *>(smem + RING * A_TILE_BYTES);
     /* [WARPGROUPS][OUT_STAGES][64][OUT_COLS] of C's type, swizzled: C on its way out */
-    unsigned char *const out_tiles = smem + STAGES * STAGE_BYTES;
+    unsigned char *const out_tiles = smem + RING * (A_TILE_BYTES + BK * TN * 2);
     float *const tile_bias = reinterpret_cast<float *>(out_tiles + OUT_BYTES); /* [BN] */
     uint64_t *const full = reinterpret_cast<uint64_t *>(out_tiles + OUT_BYTES + BIAS_BYTES);
-    uint64_t *const empty = full + STAGES;
-    int *const last_to_arrive = reinterpret_cast<int *>(empty + STAGES);
+    uint64_t *const empty = full + RING;
+    int *const last_to_arrive = reinterpret_cast<int *>(empty + RING);
 
     const int tiles_m = ceil_div(M, BM), tiles_n = ceil_div(N, TN), tiles = tiles_m * tiles_n;
     const int slices = ceil_div(K, BK), units = tiles * splits;
     const int warpgroup = threadIdx.x / 128; /* 0: the producer; 1 ..: consumers */
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; s++) {
+        for (int s = 0; s < RING; s++) {
             mbar_init(&full[s], 1); /* the producer's expect_bytes, then the TMA bytes */
             mbar_init(&empty[s], WARPGROUPS); /* one arrival per consumer warpgroup */
         }
@@ -197,13 +179,13 @@ __global__ void __launch_bounds__(THREADS, 1)
                 tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
                          &full[pos.stage]);
                 if constexpr (B_KMAJOR) /* TN rows of W (swapped: of x), BK wide, as A's box */
-                    tma_load(b_tiles + pos.stage * BK * BN, &map_b, slice * BK, tile.y * TN,
+                    tma_load(b_tiles + pos.stage * BK * TN, &map_b, slice * BK, tile.y * TN,
                              &full[pos.stage]);
                 else
                     for (int j = 0; j < B_ATOMS; j++)
                         tma_load(b_tiles + pos.stage * BK * BN + j * BK * 64, &map_b,
                                  tile.y * BN + 64 * j, slice * BK, &full[pos.stage]);
-                pos = advance<STAGES>(pos);
+                pos = advance<RING>(pos);
             }
         }
         return;
@@ -236,7 +218,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int slice = first; slice < end; slice++) {
             mbar_wait(&full[pos.stage], pos.phase); /* the slice's bytes have landed */
             const T *a = a_tiles + pos.stage * BM * BK + consumer * 64 * BK;
-            const T *b = b_tiles + pos.stage * BK * BN;
+            const T *b = b_tiles + pos.stage * BK * TN;
             fence_registers(acc, TN / 2);
             wgmma_fence();
 #pragma unroll
@@ -255,7 +237,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             fence_registers(acc, TN / 2);
             if (slice > first && threadIdx.x % 128 == 0) mbar_arrive(&empty[prev.stage]);
             prev = pos;
-            pos = advance<STAGES>(pos);
+            pos = advance<RING>(pos);
         }
         wgmma_wait<0>();
         fence_registers(acc, TN / 2);
@@ -478,7 +460,8 @@ static cudaError_t launch_typed(gemm_args *p, int splits) {
                            sizeof(OutT));
         if (err != cudaSuccess) return err;
         err = cudaFuncSetAttribute(gemm_kernel<T, B_KMAJOR, OutT, EPI, TN, SWAP>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   SMEM_BYTES_FOR(TN));
         if (err != cudaSuccess) return err;
         made = *p;
     }
@@ -492,7 +475,7 @@ static cudaError_t launch_typed(gemm_args *p, int splits) {
         if (err != cudaSuccess) return err;
     }
     const int units = tiles * splits, blocks = units < sm_count() ? units : sm_count();
-    gemm_kernel<T, B_KMAJOR, OutT, EPI, TN, SWAP><<<blocks, THREADS, SMEM_BYTES>>>(
+    gemm_kernel<T, B_KMAJOR, OutT, EPI, TN, SWAP><<<blocks, THREADS, SMEM_BYTES_FOR(TN)>>>(
         map_a, map_b, map_c, m, n, p->k, p->alpha, p->beta, (OutT *)p->c, (const OutT *)p->bias,
         splits, partial, arrivals);
     return cudaGetLastError();
