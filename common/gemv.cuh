@@ -102,18 +102,33 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
             gemv_m_rows<T, R, 1>(acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0,
                                  k_chunk, false);
     }
-    float *const plane = partial + (size_t)blockIdx.y * M * N; /* (unused with one K range) */
+    /* C (or the K range's plane) row by row through shared memory: a lane holds 8 consecutive
+     * columns, so a direct store puts the warp's 32 floats 32 bytes apart; staged, each store
+     * instruction covers 128 contiguous bytes. */
+    __shared__ float4 staged[GEMV_THREADS / 32][32 * 2]; /* per warp: one row's 256 columns */
+    float4 *const mine = staged[threadIdx.x / 32];
+    const float *const mine_f = reinterpret_cast<const float *>(mine);
+    const int lane = threadIdx.x % 32, warp_col = col - 8 * lane;
+    float *const out = gridDim.y > 1 ? partial + (size_t)blockIdx.y * M * N : C;
 #pragma unroll
-    for (int r = 0; r < R; r++)
+    for (int r = 0; r < R; r++) {
+        if (r >= rows) break; /* the same for the whole block */
+        mine[2 * lane] = make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+        mine[2 * lane + 1] = make_float4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]);
+        __syncwarp();
 #pragma unroll
-        for (int e = 0; e < 8; e++) {
-            const size_t at = (size_t)(m0 + r) * N + col + e;
-            if (r >= rows || col + e >= N) continue;
+        for (int j = 0; j < 8; j++) {
+            const int c = warp_col + 32 * j + lane;
+            const float v = mine_f[32 * j + lane];
+            const size_t at = (size_t)(m0 + r) * N + c;
+            if (c >= N) continue;
             if (gridDim.y > 1)
-                plane[at] = acc[r][e];
+                out[at] = v;
             else
-                C[at] = beta == 0.0f ? alpha * acc[r][e] : alpha * acc[r][e] + beta * C[at];
+                out[at] = beta == 0.0f ? alpha * v : alpha * v + beta * out[at];
         }
+        __syncwarp();
+    }
 }
 
 /* N small: A streamed. A warp owns one row of C and CN of its columns; its lanes read 16 bytes of
