@@ -11,8 +11,7 @@
 #include "gemm.h"
 
 /* ---- GEMV: M or N of at most GEMV_ROWS. Per element of the large matrix there are 2 M (or 2 N)
- * FLOPs, at most 16, so
- * these kernels only have to keep enough 16-byte loads in flight to run at DRAM speed. ---- */
+ * FLOPs, at most 16: these kernels only have to keep enough 16-byte loads in flight. ---- */
 #define GEMV_ROWS 8 /* rows of C per gemv_m block (columns per gemv_n block) */
 #define GEMV_THREADS 256
 #define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
@@ -35,10 +34,7 @@ template <typename T> static __device__ __forceinline__ void unpack8(uint4 u, fl
 template <typename T>
 static __device__ __forceinline__ uint4 load8_raw(const T *row, int i, int len, bool vec) {
     if (vec && i + 8 <= len) return __ldcs(reinterpret_cast<const uint4 *>(row + i));
-    union {
-        uint4 raw;
-        T h[8];
-    } u;
+    union { uint4 raw; T h[8]; } u;
 #pragma unroll
     for (int e = 0; e < 8; e++) u.h[e] = i + e < len ? row[i + e] : static_cast<T>(0.0f);
     return u.raw;
@@ -67,10 +63,9 @@ static __device__ __forceinline__ void gemv_m_rows(float (&acc)[R][8], const T *
 }
 
 /* M small: B streamed. A thread owns 8 consecutive columns of C for R rows (blockIdx.x /
- * col_blocks), and walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each
- * (rows of 16-byte units: a warp reads 512 contiguous bytes per row, GEMV_UNROLL rows before it
- * multiplies). The rows of A it needs are staged in shared memory as floats. With one K range it
- * writes C; with more, its raw sums to plane blockIdx.y of partial, which splitk_reduce adds up. */
+ * col_blocks) and walks the rows k of B in its block's K range (blockIdx.y), 16 bytes of each (a
+ * warp: 512 contiguous bytes a row, GEMV_UNROLL rows before it multiplies), A's rows staged in
+ * shared memory as floats. One K range writes C; more write plane blockIdx.y for splitk_reduce. */
 template <typename T, int R>
 __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 at 32 and spills */
     gemv_m_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
@@ -90,8 +85,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
     if (col < N) {
         const bool vec = N % 8 == 0 && (size_t)B % 16 == 0 && col + 8 <= N;
         int k = k0;
-        /* the loads first, then the FMAs: GEMV_UNROLL 16-byte loads, or where B's rows are not
-         * 16-byte units (and for the rest of the range), GEMV_SCALAR_UNROLL rows of 2-byte loads */
+        /* loads, then FMAs: GEMV_UNROLL 16-byte rows, else GEMV_SCALAR_UNROLL of 2-byte loads */
         if (vec)
             for (; k + GEMV_UNROLL <= k1; k += GEMV_UNROLL) gemv_m_rows<T, R, GEMV_UNROLL>(
                 acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0, k_chunk, true);
@@ -102,9 +96,8 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
             gemv_m_rows<T, R, 1>(acc, B + (size_t)k * N + col, N, N - col, a_rows + k - k0,
                                  k_chunk, false);
     }
-    /* C (or the K range's plane) row by row through shared memory: a lane holds 8 consecutive
-     * columns, so a direct store puts the warp's 32 floats 32 bytes apart; staged, each store
-     * instruction covers 128 contiguous bytes. */
+    /* C (or the K range's plane) a row at a time through shared memory: stored from registers,
+     * a lane's 8 adjacent columns put a warp's 32 floats 32 bytes apart; staged, 128 bytes in a row */
     __shared__ float4 staged[GEMV_THREADS / 32][32 * 2]; /* per warp: one row's 256 columns */
     float4 *const mine = staged[threadIdx.x / 32];
     const float *const mine_f = reinterpret_cast<const float *>(mine);
@@ -122,10 +115,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
             const float v = mine_f[32 * j + lane];
             const size_t at = (size_t)(m0 + r) * N + c;
             if (c >= N) continue;
-            if (gridDim.y > 1)
-                out[at] = v;
-            else
-                out[at] = beta == 0.0f ? alpha * v : alpha * v + beta * out[at];
+            out[at] = gridDim.y > 1 ? v : beta == 0.0f ? alpha * v : alpha * v + beta * out[at];
         }
         __syncwarp();
     }
