@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
                                  k_chunk, false);
     }
     /* C (or the K range's plane) a row at a time through shared memory: stored from registers,
-     * a lane's 8 adjacent columns put a warp's 32 floats 32 bytes apart; staged, 128 bytes in a row */
+     * a lane's 8 adjacent columns put a warp's 32 floats 32 bytes apart; staged, 128 bytes a row */
     __shared__ float4 staged[GEMV_THREADS / 32][32 * 2]; /* per warp: one row's 256 columns */
     float4 *const mine = staged[threadIdx.x / 32];
     const float *const mine_f = reinterpret_cast<const float *>(mine);
