@@ -1,7 +1,6 @@
 /*
- * gemv.cuh: the GEMV kernels of step 18 (18_gemv/README.md), for M or N of at most GEMV_ROWS,
- * shared by the steps from 18 on. CUDA-core code: they stream the large matrix with 16-byte loads
- * (eight 2-byte loads where its rows are not 16-byte units), and need nothing of Hopper.
+ * gemv.cuh: step 18's GEMV kernels (18_gemv/README.md) for M or N of at most GEMV_ROWS, shared
+ * from 18 on. CUDA-core code, nothing of Hopper: the large matrix streams in 16-byte loads.
  */
 #ifndef GEMV_CUH
 #define GEMV_CUH
@@ -115,19 +114,20 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
             const float v = mine_f[32 * j + lane];
             const size_t at = (size_t)(m0 + r) * N + c;
             if (c >= N) continue;
-            out[at] = gridDim.y > 1 ? v : beta == 0.0f ? alpha * v : alpha * v + beta * out[at];
+            if (gridDim.y > 1)
+                out[at] = v;
+            else
+                out[at] = beta == 0.0f ? alpha * v : alpha * v + beta * out[at];
         }
         __syncwarp();
     }
 }
 
-/* N small: A streamed. A warp owns one row of C and CN of its columns; its lanes read 16 bytes of
- * the row of A each (eight 2-byte loads where the rows are not 16-byte units), 512 contiguous
- * bytes per step, GEMV_N_UNROLL steps in flight before they multiply. Meanwhile the block stages
- * the matching GEMV_N_CHUNK rows of B in shared memory, column by column, so that a lane finds
- * its 8 values of a column in one 16-byte load instead of waiting on global memory for each. A
- * warp reduction adds the lanes' sums. CN = 1, 4 or 8 columns: the sums are CN registers, and
- * fewer registers leave room for more warps, whose loads in flight keep DRAM busy. */
+/* N small: A streamed. A warp owns a row of C and CN of its columns; each lane reads 16 bytes of
+ * A's row a step (eight 2-byte loads where rows are not 16-byte units), GEMV_N_UNROLL steps in
+ * flight. The block stages the GEMV_N_CHUNK rows of B column by column in shared memory, where a
+ * lane finds its 8 values of a column in one 16-byte load. A warp reduction adds the lanes' sums.
+ * CN = 1, 4 or 8: fewer sum registers leave room for more warps, more loads in flight. */
 #define GEMV_N_CHUNK (256 * GEMV_N_UNROLL) /* rows of B per stage: a warp's loads in flight */
 template <typename T, int CN>
 __global__ void __launch_bounds__(GEMV_THREADS)
