@@ -49,6 +49,7 @@
 #define A_TILE_BYTES (BM * BK * 2)
 #define B_TILE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_TILE_BYTES + B_TILE_BYTES)
+#define STAGE_BYTES_FOR(TN) (A_TILE_BYTES + BK * (TN) * 2) /* a stage of a tile TN wide */
 /* The epilogue's buffers: per consumer warpgroup, OUT_STAGES chunks of 64 rows x one 128-byte
  * swizzle row of C (32 FP32 or 64 16-bit columns), as many as fit beside the ring. */
 #define CHUNK_BYTES (64 * 128)
@@ -59,9 +60,9 @@
 #define BIAS_BYTES (BN * 4) /* the tile's BN bias values, as FP32 */
 /* A ring of tiles TN wide holds as many stages as fit in STAGES stages of 128 x 256: more stages of
  * a narrower tile keep more of W in flight per SM. */
-#define RING_STAGES(TN) (STAGES * STAGE_BYTES / (A_TILE_BYTES + BK * (TN) * 2))
+#define RING_STAGES(TN) (STAGES * STAGE_BYTES / STAGE_BYTES_FOR(TN))
 #define SMEM_BYTES_FOR(TN)                                                                         \
-    (RING_STAGES(TN) * (A_TILE_BYTES + BK * (TN) * 2) + OUT_BYTES + BIAS_BYTES +                  \
+    (RING_STAGES(TN) * STAGE_BYTES_FOR(TN) + OUT_BYTES + BIAS_BYTES +                             \
      2 * RING_STAGES(TN) * 8 + 16 + 1024) /* C's buffers, bias, 2 mbarriers a stage, flag, slack */
 #define SMEM_BYTES SMEM_BYTES_FOR(BN)
 
@@ -141,7 +142,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     /* [RING][B_ATOMS][BK][64], or K-major [RING][TN][BK], swizzled */
     T *const b_tiles = reinterpret_cast<T *>(smem + RING * A_TILE_BYTES);
     /* [WARPGROUPS][OUT_STAGES][64][OUT_COLS] of C's type, swizzled: C on its way out */
-    unsigned char *const out_tiles = smem + RING * (A_TILE_BYTES + BK * TN * 2);
+    unsigned char *const out_tiles = smem + RING * STAGE_BYTES_FOR(TN);
     float *const tile_bias = reinterpret_cast<float *>(out_tiles + OUT_BYTES); /* [BN] */
     uint64_t *const full = reinterpret_cast<uint64_t *>(out_tiles + OUT_BYTES + BIAS_BYTES);
     uint64_t *const empty = full + RING;
@@ -175,7 +176,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             for (int slice = split * slices / splits; slice < end; slice++) {
                 mbar_wait(&empty[pos.stage], pos.phase ^ 1u);
                 /* boxes past the edge still deliver all bytes */
-                mbar_expect_bytes(&full[pos.stage], A_TILE_BYTES + BK * TN * 2);
+                mbar_expect_bytes(&full[pos.stage], STAGE_BYTES_FOR(TN));
                 tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
                          &full[pos.stage]);
                 if constexpr (B_KMAJOR) /* TN rows of W (swapped: of x), BK wide, as A's box */
