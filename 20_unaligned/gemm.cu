@@ -4,12 +4,12 @@
  * operand whose rows are not 16-byte units is first copied into rows that are (pad_rows, in the
  * timed call: its bytes are counted), and the tile kernels run on the copy; a C whose rows are not
  * 16-byte units (N not a multiple of 4 floats) leaves shared memory through plain coalesced stores
- * instead of TMA. Only tiny shapes, where the copy's launch costs more than it saves, keep the
- * CUDA-core kernel.
+ * instead of TMA. Tiny shapes keep the CUDA-core kernel: one K slice, or a copy costing more
+ * than it saves.
  *
  *     make step N=20 && ./20_unaligned/gemm 4096 4095 4096 --dtype bf16 --cublas
  *     ./20_unaligned/gemm 4096 4096 4100 --dtype bf16 --cublas --path fallback
- *     ./20_unaligned/gemm --plan --shapes 4096x4095x4096,89x20x2    (the choice, no GPU)
+ *     ./20_unaligned/gemm --plan --shapes 4096x4095x4096,963x492x6    (the choice, no GPU)
  *
  * BUILD_ARCH: sm_90a
  */
@@ -368,7 +368,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 
 #include "gemv.cuh" /* the GEMV kernels of step 18 */
 
-/* Tiny shapes without 16-byte rows, where a padded copy costs more than the product (plan.h):
+/* Tiny shapes (plan.h): one K slice, or no 16-byte rows where a copy costs more than it saves:
  * a plain 32 x 32 shared-memory tiling (the idea of step 03), correct and slow. */
 template <typename T>
 __global__ void __launch_bounds__(1024)

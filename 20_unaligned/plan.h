@@ -172,9 +172,9 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * to gemv_m, which cuts it across the SMs */
         const bool gemv_n =
             p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1) && !(gemv_m && p->k > 1024);
-        /* One K slice of the fallback's, at most a block per SM: a small kernel's start (no
-         * tensor maps, a few KB of code) beats every other kernel's by more than their speed
-         * saves on so little work (README.md) */
+        /* One K slice of the fallback's, at most a block per SM (a cut measured, not a limit):
+         * the small kernel (no tensor maps, 3 KB of code) starts sooner; faster than the tile and
+         * gemv_m kernels on most such shapes, even with gemv_n (docs/20_unaligned.md) */
         const bool tiny = p->k <= 32 && ceil_div(p->m, 32) * ceil_div(p->n, 32) <= sms;
         *plan = tiny     ? named("fallback")
                 : gemv_n ? named("gemv_n")

@@ -13,6 +13,7 @@ A table sits between two markers, <!-- NAME:begin --> and <!-- NAME:end -->:
   shapes  results/README.md: make shapes, small M and small N
   linear, linear_shapes  a step's README.md: bench.py --linear, against cuBLASLt
 """
+import collections
 import glob
 import math
 import os
@@ -160,10 +161,12 @@ def dispatch_table(rows, step):
     # the rows of such a run (a commit with 40 or more of the set's shapes) appear here only beside
     # the step before's, from one run
     broad = set().union(*broad_set_keys())
-    per_commit = {}
+    per_commit = {}  # the broad set's shapes (not shape and dtype) each commit measured
     for key, r in mine.items():
-        per_commit[r["commit"][:7]] = per_commit.get(r["commit"][:7], 0) + (key[1:] in broad)
-    listed = lambda key: key in before or key[1:] not in broad or per_commit[mine[key]["commit"][:7]] < 40
+        if key[1:] in broad:
+            per_commit.setdefault(r["commit"][:7], set()).add(key[1:])
+    listed = lambda key: (key in before or key[1:] not in broad
+                          or len(per_commit[mine[key]["commit"][:7]]) < 40)
     shapes = sorted({key[1:] for key in mine if listed(key)}, key=order)
     pct = lambda d, key: f"{100 * float(d[key]['ratio']):.1f}%" if key in d else ""
     out = ["| M x N x K | path | fp16: step " + prev[:2] + " | fp16 | bf16: step " + prev[:2] + " | bf16 |",
@@ -240,7 +243,8 @@ def steps_on_shapeset(rows):
     where it is (a step's rows are its latest)."""
     gen, mod = broad_set_keys()
     out = ["| step | dtype | generated: minimum | 10th percentile | median | K or N not a multiple of 8: "
-           "median | model: minimum | median |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+           "median | model: minimum | median | commits (rows) |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for step in sorted({r["step"] for r in rows if r["run"] == "shapes"}):
         for dtype in ("fp16", "bf16"):
             mine = {(r["m"], r["n"], r["k"]): 100 * float(r["ratio"]) for r in rows
@@ -248,9 +252,14 @@ def steps_on_shapeset(rows):
             g = sorted(v for s, v in mine.items() if s in gen)
             u = sorted(v for s, v in mine.items() if s in gen and (int(s[1]) % 8 or int(s[2]) % 8))
             m = sorted(v for s, v in mine.items() if s in mod)
+            # the commits the line's rows were measured at: a step re-run on a few shapes mixes two
+            commits = collections.Counter(r["commit"][:7] for r in rows if r["run"] == "shapes"
+                                          and r["step"] == step and r["dtype"] == dtype
+                                          and (r["m"], r["n"], r["k"]) in gen | mod)
             if len(g) == len(gen) and len(m) == len(mod):
                 out.append(f"| {step} | {dtype} | {g[0]:.1f}% | {percentile(g, 0.1):.1f}% | {percentile(g, 0.5):.1f}% "
-                           f"| {percentile(u, 0.5):.1f}% | {m[0]:.1f}% | {percentile(m, 0.5):.1f}% |")
+                           f"| {percentile(u, 0.5):.1f}% | {m[0]:.1f}% | {percentile(m, 0.5):.1f}% | "
+                           + ", ".join(f"{c} ({n})" for c, n in commits.most_common()) + " |")
     return out
 
 
