@@ -201,11 +201,12 @@ def gpu_limits():
         lib.cudaDeviceGetAttribute(ctypes.byref(v), code, 0)
         return v.value
     # cudaDevAttr*: MaxSharedMemoryPerBlockOptin 97, MaxThreadsPerMultiProcessor 39,
-    # MaxThreadsPerBlock 1, MaxRegistersPerMultiprocessor 82, ComputeCapabilityMajor/Minor 75/76
+    # MaxThreadsPerBlock 1, MaxRegistersPerMultiprocessor 82, ComputeCapabilityMajor/Minor 75/76,
+    # MultiProcessorCount 16
     cc = attr(75) * 10 + attr(76)
     arch = f"sm_{cc}" + ("a" if cc == 90 else "")  # as the Makefile builds for this GPU
     return dict(name=arch, arch=arch, smem=attr(97), threads_per_sm=attr(39),
-                threads_per_block=attr(1), regs_per_sm=attr(82)), ""
+                threads_per_block=attr(1), regs_per_sm=attr(82), sms=attr(16)), ""
 
 
 def accumulators(space, c):

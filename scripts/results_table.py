@@ -247,15 +247,15 @@ def steps_on_shapeset(rows):
            "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for step in sorted({r["step"] for r in rows if r["run"] == "shapes"}):
         for dtype in ("fp16", "bf16"):
-            mine = {(r["m"], r["n"], r["k"]): 100 * float(r["ratio"]) for r in rows
-                    if r["run"] == "shapes" and r["step"] == step and r["dtype"] == dtype}
+            sel = {(r["m"], r["n"], r["k"]): r for r in rows
+                   if r["run"] == "shapes" and r["step"] == step and r["dtype"] == dtype}
+            mine = {s: 100 * float(r["ratio"]) for s, r in sel.items()}
             g = sorted(v for s, v in mine.items() if s in gen)
             u = sorted(v for s, v in mine.items() if s in gen and (int(s[1]) % 8 or int(s[2]) % 8))
             m = sorted(v for s, v in mine.items() if s in mod)
             # the commits the line's rows were measured at: a step re-run on a few shapes mixes two
-            commits = collections.Counter(r["commit"][:7] for r in rows if r["run"] == "shapes"
-                                          and r["step"] == step and r["dtype"] == dtype
-                                          and (r["m"], r["n"], r["k"]) in gen | mod)
+            commits = collections.Counter(r["commit"][:7] for s, r in sel.items()
+                                          if s in gen or s in mod)
             if len(g) == len(gen) and len(m) == len(mod):
                 out.append(f"| {step} | {dtype} | {g[0]:.1f}% | {percentile(g, 0.1):.1f}% | {percentile(g, 0.5):.1f}% "
                            f"| {percentile(u, 0.5):.1f}% | {m[0]:.1f}% | {percentile(m, 0.5):.1f}% | "

@@ -427,15 +427,11 @@ WIDTH_SPLIT_SHAPES = ("65x304x520", "128x1032x1024", "65x8512x1024")
 
 
 def gpu_sm_count():
-    """The first GPU's SM count, from the CUDA runtime in a child process (so that this one holds no
-    CUDA context); None where the runtime cannot be loaded."""
-    code = ("import ctypes, glob, sys\n"
-            "for lib in ['libcudart.so'] + sorted(glob.glob('/usr/local/cuda/lib64/libcudart.so*')):\n"
-            "    try: rt = ctypes.CDLL(lib)\n"
-            "    except OSError: continue\n"
-            "    n = ctypes.c_int()\n"
-            "    if rt.cudaDeviceGetAttribute(ctypes.byref(n), 16, 0) == 0: print(n.value)\n"  # 16: SM count
-            "    break\n")
+    """The first GPU's SM count (autotune.gpu_limits, in a child process so that this one holds no
+    CUDA context); None without a GPU."""
+    code = ("import sys; sys.path.insert(0, 'scripts'); import autotune\n"
+            "lim, _ = autotune.gpu_limits()\n"
+            "print(lim['sms'] if lim else '')\n")
     out = run([sys.executable, "-c", code], timeout=60).stdout.split()
     return int(out[0]) if out and out[0].isdigit() else None
 
