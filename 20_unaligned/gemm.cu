@@ -1,11 +1,10 @@
 /*
  * Step 20: any alignment. A tensor map's rows are whole 16-byte units, so until now a shape with K
- * or N not a multiple of 8 fell back to a CUDA-core kernel, far below cuBLAS. Here the
- * operand whose rows are not 16-byte units is first copied into rows that are (pad_rows, in the
- * timed call: its bytes are counted), and the tile kernels run on the copy; a C whose rows are not
- * 16-byte units (N not a multiple of 4 floats) leaves shared memory through plain coalesced stores
- * instead of TMA. Tiny shapes keep the CUDA-core kernel: one K slice, or a copy costing more
- * than it saves.
+ * or N not a multiple of 8 fell back to a CUDA-core kernel, far below cuBLAS. Here the operand
+ * whose rows are not 16-byte units is first copied into rows that are (pad_rows, in the timed
+ * call), and the tile kernels run on the copy, launched to start while the copy ends (programmatic
+ * dependent launch); a C whose rows are not 16-byte units (N not a multiple of 4 floats) leaves
+ * shared memory through coalesced stores instead of TMA. Tiny shapes keep the CUDA-core kernel.
  *
  *     make step N=20 && ./20_unaligned/gemm 4096 4095 4096 --dtype bf16 --cublas
  *     ./20_unaligned/gemm 4096 4096 4100 --dtype bf16 --cublas --path fallback
@@ -201,6 +200,8 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
         cluster_sync();
     else
         __syncthreads();
+    griddep_wait();              /* launched early: pad_rows (or the kernel before) has ended */
+    griddep_launch_dependents(); /* splitk_reduce may launch, to wait for this grid's end */
 
     if (warpgroup == 0) {
         setmaxnreg_dec<PRODUCER_REGISTERS>();
@@ -406,6 +407,7 @@ struct pad_job {
 };
 __global__ void __launch_bounds__(256) pad_rows(pad_job a, pad_job b, size_t a_units,
                                                 size_t units) {
+    griddep_launch_dependents(); /* the tile kernel launches and starts its prologue meanwhile */
     const size_t unit = blockIdx.x * (size_t)256 + threadIdx.x;
     if (unit >= units) return;
     const bool in_a = unit < a_units; /* field by field: a reference puts a and b on the stack */
@@ -455,14 +457,14 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     auto *const kernel = gemm_kernel<T, BN, WG, SWAP, PAIR>;
     const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    cudaLaunchAttribute pair_attr;
-    pair_attr.id = cudaLaunchAttributeClusterDimension;
-    pair_attr.val.clusterDim = {PAIR, 1, 1};
+    cudaLaunchAttribute attrs[2] = {early_start()}; /* overlaps pad_rows's end */
+    attrs[1].id = cudaLaunchAttributeClusterDimension;
+    attrs[1].val.clusterDim = {PAIR, 1, 1};
     cudaLaunchConfig_t config = {};
     config.blockDim = ring::THREADS;
     config.dynamicSmemBytes = ring::SMEM;
-    config.attrs = &pair_attr;
-    config.numAttrs = PAIR > 1;
+    config.attrs = attrs;
+    config.numAttrs = PAIR > 1 ? 2 : 1;
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
      * launches; each instantiation keeps its own, since A's box is BK x its BM / PAIR rows). */
     static CUtensorMap map_a, map_b, map_c;

@@ -15,10 +15,11 @@
  *   barriers       warpgroup_sync, consumers_sync (named barriers)        (steps 13, 21)
  *   clusters       cluster_rank, cluster_sync, mbar_arrive_in (mapa)            (step 19)
  *   host           make_map (a tensor map), sm_count                            (steps 11, 12)
+ *   launch order   griddep_wait, griddep_launch_dependents, early_start         (step 20)
  *
  * Everything here is PTX of the PTX ISA (sections "mbarrier", "cp.async.bulk.tensor", "wgmma",
- * "setmaxnreg", "barrier.cluster", "mapa"); the tensor map comes from the driver API
- * (cuTensorMapEncodeTiled), reached through the runtime so that no -lcuda is needed.
+ * "setmaxnreg", "barrier.cluster", "mapa", "griddepcontrol"); the tensor map comes from the
+ * driver API (cuTensorMapEncodeTiled), reached through the runtime so that no -lcuda is needed.
  */
 #ifndef HOPPER_CUH
 #define HOPPER_CUH
@@ -284,6 +285,25 @@ static int sm_count(void) {
             count = 1;
     }
     return count;
+}
+
+/* ---- Programmatic dependent launch (step 20): a kernel launched with early_start() may start
+ * while the kernel before it in the stream still runs, once that kernel's blocks have all called
+ * griddep_launch_dependents (or ended). Before it reads or writes memory the earlier kernel
+ * touches, it calls griddep_wait, which returns when that kernel has ended and its writes are
+ * visible: at once for a kernel launched without the attribute. ---- */
+static __device__ __forceinline__ void griddep_wait() {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+static __device__ __forceinline__ void griddep_launch_dependents() {
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+/* Host: the launch attribute (cudaLaunchKernelEx) that lets a kernel start early */
+static cudaLaunchAttribute early_start(void) {
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    return attr;
 }
 
 /* All `warpgroups` consumer warpgroups meet (barrier 15: clear of warpgroup_sync's; step 21). */

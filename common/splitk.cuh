@@ -1,12 +1,15 @@
 /*
  * splitk.cuh: the K-split's second kernel and the scratch memory, shared by the steps from 17 on
  * (17_split_k/README.md): split-K writes FP32 planes of partial sums that splitk_reduce adds up
- * (step 18's gemv_m does too).
+ * (step 18's gemv_m does too). The reduction is launched to start early (hopper.cuh's
+ * early_start): with a kernel before it that lets it (step 20's), its launch overlaps that kernel's
+ * end; it waits for the planes before it reads them.
  */
 #ifndef SPLITK_CUH
 #define SPLITK_CUH
 
 #include "gemm.h"
+#include "hopper.cuh"    /* griddep_wait, early_start */
 #include "workspace.cuh" /* workspace_bytes */
 
 /* C = alpha * (the sum of `planes` M x N planes of partial) + beta * C. A block takes 32
@@ -15,6 +18,7 @@
 __global__ void __launch_bounds__(256) splitk_reduce(const float *partial, int planes, size_t count,
                                                      float alpha, float beta, float *C) {
     __shared__ float4 sums[8][32];
+    griddep_wait(); /* the planes are written */
     const int lane = threadIdx.x % 32, group = threadIdx.x / 32;
     const bool wide = count % 4 == 0 && (size_t)C % 16 == 0;
     const size_t items = wide ? count / 4 : count, item = blockIdx.x * (size_t)32 + lane;
@@ -54,9 +58,14 @@ static float *workspace(size_t floats) {
 static cudaError_t reduce_planes(const gemm_args *p, const float *partial, int planes) {
     const size_t count = (size_t)p->m * p->n;
     const size_t items = count % 4 == 0 && (size_t)p->c % 16 == 0 ? count / 4 : count;
-    splitk_reduce<<<(unsigned)((items + 31) / 32), 256>>>(partial, planes, count, p->alpha, p->beta,
-                                                          p->c);
-    return cudaGetLastError();
+    cudaLaunchAttribute early = early_start();
+    cudaLaunchConfig_t config = {};
+    config.gridDim = (unsigned)((items + 31) / 32);
+    config.blockDim = 256;
+    config.attrs = &early;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, splitk_reduce, partial, planes, count, p->alpha, p->beta,
+                              p->c);
 }
 
 #endif /* SPLITK_CUH */
