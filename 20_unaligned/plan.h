@@ -63,6 +63,13 @@ static double wgmma_efficiency(int bn) {
     return bn == 256 ? 1.0 : bn == 192 ? 0.95 : bn == 128 ? 0.88 : bn == 96 ? 0.77 : 0.57;
 }
 
+/* Swapped, N runs in tiles of 64 rows per consumer warpgroup: two (128 rows) where 64-row tiles
+ * would not all fit in one wave, whose last, partial wave would stream on a few SMs while the
+ * others idle; 128-row tiles keep each SM that has work streaming to the end (README.md). */
+static int swap_warpgroups(int n, int sms) {
+    return ceil_div(n, 64) > sms ? 2 : 1;
+}
+
 static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool forced_split) {
     const int slices = ceil_div(k, BK);
     const bool swap = m <= SWAP_ROWS && !forced_bn;
@@ -75,9 +82,9 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     for (int bn : {256, 192, 128, 96, 64}) {
         if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
         /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
-         * wide: three (192 x 96, cuBLAS's tile at 1536^3). Swapped: 64 rows of N per tile. */
-        const int wg = swap ? 1 : bn == 96 ? 3 : m <= 64 ? 1 : 2;
-        const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 : bn;
+         * wide: three (192 x 96, cuBLAS's tile at 1536^3). Swapped: swap_warpgroups. */
+        const int wg = swap ? swap_warpgroups(n, sms) : bn == 96 ? 3 : m <= 64 ? 1 : 2;
+        const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 * wg : bn;
         const int tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
         int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
         if (!forced_split && 2 * narrow_tiles >= sms) max_splits = 1;
@@ -198,8 +205,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
             return 1;
         }
     } else if (!strcmp(f, "swap")) { /* M in the instruction's N: 16, 32 or 64 rows of A */
-        const int wg = ceil_div(p->n, 128) >= sms ? 2 : 1; /* N in tiles of 64 WG rows */
-        *plan = (gemm_plan){f, p->m <= 16 ? 16 : p->m <= 32 ? 32 : 64, wg, 1, 1, true, 0.0};
+        *plan = (gemm_plan){
+            f, p->m <= 16 ? 16 : p->m <= 32 ? 32 : 64, swap_warpgroups(p->n, sms), 1, 1, true, 0.0};
     } else {
         int i = 0, count = sizeof TILE_PATHS / sizeof TILE_PATHS[0];
         while (i < count && strcmp(TILE_PATHS[i].name, f)) i++;

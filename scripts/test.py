@@ -274,10 +274,11 @@ def static_checks():
 SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x129x255,129x127x1000,"
           "255x1000x33,1000x255x127,128x128x1,129x130x3,64x64x5,31x17x7,17x1000x64,1000x17x64,3x4096x100,"
           "256x257x256,257x256x260,96x100x36,132x68x132,1024x1024x1024,512x768x256,1x3000000x1,3000000x1x1,"
-          "136x264x72,8x8x8,2056x2056x136,17000x8x8")
+          "136x264x72,8x8x8,2056x2056x136,17000x8x8,16x8456x64")
 # 136x264x72 and 8x8x8: multiples of 8 (the 16-byte and TMA paths) with partial tiles in M, N and K.
 # 2056x2056x136 and 17000x8x8: more output tiles than an H200 has SMs (153 and 133 tiles of 128 x 256),
 # so that each block of step 12's persistent grid takes several, and strips of tile rows end early.
+# 16x8456x64: 133 swapped tiles of 64 rows of N, one more than an H200's SMs (step 20: 128 rows).
 SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8,17000x8x8,72x136x576,"
                     "130x64x17,1x1000x129")
 # 72x136x576: K of 9 slices of 64, the smallest kind of shape split-K takes. 130x64x17 and 1x1000x129:
@@ -567,6 +568,20 @@ def kernel_matches(path, kernel, shape=(8, 8, 8)):
     return w.get("kernel") == path
 
 
+# A forced path's extra shapes. splitk: a list run in one process, so that all but the first run
+# with the kernels loaded (a first launch loads its module and starts late); step 20 launches the
+# reduction to start while the product ends, and it must wait for the planes (the first shape
+# again last: stale planes of the same size would hide a reduction that read them early).
+PATH_EXTRA_SHAPES = {"splitk": "72x136x576,128x4096x4096,300x2048x2048,16x4096x4096,72x136x576"}
+
+
+def path_shapes(path):
+    """The shapes of SHAPES a path can take, then its extra ones."""
+    extra = PATH_EXTRA_SHAPES.get(path, "")
+    return [s for s in SHAPES.split(",") if feasible(path, *map(int, s.split("x")))] + \
+        (extra.split(",") if extra else [])
+
+
 def path_tests(step, exe):
     """Every path of a step that chooses by shape, forced with --path on the shapes of the list it
     can take (both dtypes, beta 0 with C poisoned and beta != 0), each row reporting that path and
@@ -580,7 +595,7 @@ def path_tests(step, exe):
     if step != library and i > 0:
         paths = [p for p in paths if p not in step_paths(ALL_STEPS[i - 1])]
     for path in paths:
-        shapes = [s for s in SHAPES.split(",") if feasible(path, *map(int, s.split("x")))]
+        shapes = path_shapes(path)
         others = [s for s in SHAPES.split(",") if s not in shapes]
         for dtype in stepinfo.step_dtypes(ROOT, step):
             for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
