@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
         cluster_sync();
     else
         __syncthreads();
-    griddep_wait();              /* launched early: pad_rows (or the kernel before) has ended */
+    griddep_wait(); /* nothing above touched global memory; below, all may be the last kernel's */
     griddep_launch_dependents(); /* splitk_reduce may launch, to wait for this grid's end */
 
     if (warpgroup == 0) {
@@ -399,7 +399,8 @@ __global__ void __launch_bounds__(1024)
 #include "plan.h"
 
 /* dst (rows x ld, ld a multiple of 8) = src (rows x cols, 16-bit elements), zeros past cols: a
- * thread writes 8 elements, one 16-byte store. Both operands in one launch: A's units first. */
+ * thread writes 8 elements, one 16-byte store. Both operands in one launch: A's units first.
+ * Launched plainly: it overwrites the copies the last call's tile kernel may still read. */
 struct pad_job {
     const uint16_t *src;
     uint16_t *dst;
@@ -457,7 +458,7 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     auto *const kernel = gemm_kernel<T, BN, WG, SWAP, PAIR>;
     const CUtensorMapDataType type = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    cudaLaunchAttribute attrs[2] = {early_start()}; /* overlaps pad_rows's end */
+    cudaLaunchAttribute attrs[2] = {early_start()}; /* overlaps the kernel before it */
     attrs[1].id = cudaLaunchAttributeClusterDimension;
     attrs[1].val.clusterDim = {PAIR, 1, 1};
     cudaLaunchConfig_t config = {};

@@ -54,9 +54,10 @@ static const char *tile_path(int bn, int pair) {
 #define SM_FLOPS 5.0e12
 #define DRAM_BYTES_PER_S 3.0e12
 #define SPLIT_LAUNCH_US 2.0
-/* M of at most SWAP_ROWS: the swapped product, 16 or 32 rows of A in the instruction's N and N in
- * tiles of 64 rows (at M = 9, 16 and 32 with N = K = 8192: 97-98% of cuBLAS, against 86-91% for
- * 64-row tiles of which M fills a quarter or less; at M = 64 the two are even). */
+/* M of at most SWAP_ROWS: the swapped product, 16 or 32 rows of A in the instruction's N, N in
+ * tiles of 64 or 128 rows (swap_warpgroups). At M = 9, 16 and 32 with N = K = 8192: 97-98% of
+ * cuBLAS, against 86-91% for unswapped 64-row tiles that M fills a quarter of or less; at M = 64
+ * the two are even. */
 #define SWAP_ROWS 32
 #define PAIR_MIN_US 20.0 /* the least estimated time at which a pair of blocks pays */
 static double wgmma_efficiency(int bn) {
@@ -65,7 +66,8 @@ static double wgmma_efficiency(int bn) {
 
 /* Swapped, N runs in tiles of 64 rows per consumer warpgroup: two (128 rows) where 64-row tiles
  * would not all fit in one wave, whose last, partial wave would stream on a few SMs while the
- * others idle; 128-row tiles keep each SM that has work streaming to the end (README.md). */
+ * others idle. Up to 128 x SMs rows the wider tiles are one wave; above, fewer and longer tiles
+ * measured no slower (docs/20_unaligned.md). */
 static int swap_warpgroups(int n, int sms) {
     return ceil_div(n, 64) > sms ? 2 : 1;
 }

@@ -291,7 +291,8 @@ static int sm_count(void) {
  * while the kernel before it in the stream still runs, once that kernel's blocks have all called
  * griddep_launch_dependents (or ended). Before it reads or writes memory the earlier kernel
  * touches, it calls griddep_wait, which returns when that kernel has ended and its writes are
- * visible: at once for a kernel launched without the attribute. ---- */
+ * visible: at once for a kernel launched without the attribute. Only a kernel that waits may
+ * take early_start: without it, it could overwrite what the kernel before still reads. ---- */
 static __device__ __forceinline__ void griddep_wait() {
     asm volatile("griddepcontrol.wait;" ::: "memory");
 }

@@ -274,13 +274,14 @@ def static_checks():
 SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x129x255,129x127x1000,"
           "255x1000x33,1000x255x127,128x128x1,129x130x3,64x64x5,31x17x7,17x1000x64,1000x17x64,3x4096x100,"
           "256x257x256,257x256x260,96x100x36,132x68x132,1024x1024x1024,512x768x256,1x3000000x1,3000000x1x1,"
-          "136x264x72,8x8x8,2056x2056x136,17000x8x8,16x8456x64")
+          "136x264x72,8x8x8,2056x2056x136,17000x8x8,16x8456x64,32x8456x64,64x8456x64,20x8460x72")
 # 136x264x72 and 8x8x8: multiples of 8 (the 16-byte and TMA paths) with partial tiles in M, N and K.
 # 2056x2056x136 and 17000x8x8: more output tiles than an H200 has SMs (153 and 133 tiles of 128 x 256),
 # so that each block of step 12's persistent grid takes several, and strips of tile rows end early.
-# 16x8456x64: 133 swapped tiles of 64 rows of N, one more than an H200's SMs (step 20: 128 rows).
+# 16x8456x64 ... 20x8460x72: 133 swapped tiles of 64 rows of N, one more than an H200's SMs (step
+# 20: tiles of 128 rows, two consumer warpgroups; 64 rows of A under --path swap; B padded).
 SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8,17000x8x8,72x136x576,"
-                    "130x64x17,1x1000x129")
+                    "130x64x17,1x1000x129,16x8456x64")
 # 72x136x576: K of 9 slices of 64, the smallest kind of shape split-K takes. 130x64x17 and 1x1000x129:
 # K alone not a multiple of 8 (step 20 copies A, not B).
 
@@ -570,8 +571,8 @@ def kernel_matches(path, kernel, shape=(8, 8, 8)):
 
 # A forced path's extra shapes. splitk: a list run in one process, so that all but the first run
 # with the kernels loaded (a first launch loads its module and starts late); step 20 launches the
-# reduction to start while the product ends, and it must wait for the planes (the first shape
-# again last: stale planes of the same size would hide a reduction that read them early).
+# reduction to start while the product ends, and it must wait for the planes. A reduction that read
+# early would find the previous shape's planes, which hold other sums: wrong elements, not NaN.
 PATH_EXTRA_SHAPES = {"splitk": "72x136x576,128x4096x4096,300x2048x2048,16x4096x4096,72x136x576"}
 
 
