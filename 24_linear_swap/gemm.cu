@@ -48,8 +48,8 @@
 #define B_ATOMS (BN / 64)
 #define A_TILE_BYTES (BM * BK * 2)
 #define B_TILE_BYTES (BK * BN * 2)
-#define STAGE_BYTES (A_TILE_BYTES + B_TILE_BYTES)
 #define STAGE_BYTES_FOR(TN) (A_TILE_BYTES + BK * (TN) * 2) /* a stage of a tile TN wide */
+#define STAGE_BYTES STAGE_BYTES_FOR(BN)
 /* The epilogue's buffers: per consumer warpgroup, OUT_STAGES chunks of 64 rows x one 128-byte
  * swizzle row of C (32 FP32 or 64 16-bit columns), as many as fit beside the ring. */
 #define CHUNK_BYTES (64 * 128)

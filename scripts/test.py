@@ -573,14 +573,12 @@ def kernel_matches(path, kernel, shape=(8, 8, 8)):
 # with the kernels loaded (a first launch loads its module and starts late); step 20 launches the
 # reduction to start while the product ends, and it must wait for the planes. A reduction that read
 # early would find the previous shape's planes, which hold other sums: wrong elements, not NaN.
-PATH_EXTRA_SHAPES = {"splitk": "72x136x576,128x4096x4096,300x2048x2048,16x4096x4096,72x136x576"}
+PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", "16x4096x4096", "72x136x576"]}
 
 
 def path_shapes(path):
     """The shapes of SHAPES a path can take, then its extra ones."""
-    extra = PATH_EXTRA_SHAPES.get(path, "")
-    return [s for s in SHAPES.split(",") if feasible(path, *map(int, s.split("x")))] + \
-        (extra.split(",") if extra else [])
+    return [s for s in SHAPES.split(",") if feasible(path, *map(int, s.split("x")))] + PATH_EXTRA_SHAPES.get(path, [])
 
 
 def path_tests(step, exe):
