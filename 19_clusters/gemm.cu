@@ -462,10 +462,8 @@ template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p)
 }
 template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
     const int rows = gemv_m_shape(p->m, p->n, p->k, sm_count()).rows;
-    if (rows == 1) return launch_gemv_m_rows<T, 1>(p);
-    if (rows == 2) return launch_gemv_m_rows<T, 2>(p);
-    if (rows == 4) return launch_gemv_m_rows<T, 4>(p);
-    return launch_gemv_m_rows<T, 8>(p);
+    return rows == 1 ? launch_gemv_m_rows<T, 1>(p) : rows == 2 ? launch_gemv_m_rows<T, 2>(p)
+           : rows == 4 ? launch_gemv_m_rows<T, 4>(p) : launch_gemv_m_rows<T, 8>(p);
 }
 
 /* gemv_n: CN = 1, 4 or 8 columns per warp, as gemv_n_cols says (plan.h). */
@@ -478,9 +476,8 @@ template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p
 }
 template <typename T> static cudaError_t launch_gemv_n(gemm_args *p) {
     const int cols = gemv_n_cols(p->n);
-    if (cols == 1) return launch_gemv_n_cols<T, 1>(p);
-    if (cols == 4) return launch_gemv_n_cols<T, 4>(p);
-    return launch_gemv_n_cols<T, GEMV_ROWS>(p);
+    return cols == 1   ? launch_gemv_n_cols<T, 1>(p)
+           : cols == 4 ? launch_gemv_n_cols<T, 4>(p) : launch_gemv_n_cols<T, GEMV_ROWS>(p);
 }
 
 /* The launch of each instantiation plan.h may choose. */

@@ -177,10 +177,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * once more (its rows not 16-byte units), and at M = 1 or N = 1; elsewhere the tile
          * kernels measured faster (README.md). */
         const bool gemv_m = p->m <= GEMV_ROWS && (pad & PAD_B || p->m == 1);
-        /* gemv_n gives each row of C a warp and does not cut K: where both fit, a long K goes
-         * to gemv_m, which cuts it across the SMs */
-        const bool gemv_n =
-            p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1) && !(gemv_m && p->k > 1024);
+        /* where both fit (M and N at most 8), gemv_n: gemv_m's threads own 8 columns each */
+        const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1);
         /* One K slice of the fallback's, at most a block per SM (a cut measured, not a limit):
          * the small kernel (no tensor maps, 3 KB of code) starts sooner; faster than the tile and
          * gemv_m kernels on most such shapes, even with gemv_n (docs/20_unaligned.md) */
@@ -246,15 +244,16 @@ static void describe_gemv_m(char *out, int rows, int splits) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows,
              splits);
 }
-static void describe_gemv_n(char *out, int cols) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_n cols=%d", cols);
+static void describe_gemv_n(char *out, int cols, int splits) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_n cols=%d splits=%d", cols,
+             splits);
 }
 
 /* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut aiming at
  * about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up) to
  * 1024 (its rows of A in shared memory: R x 4 KB); from 32 where 128-row ranges would leave SMs
- * idle, since a thread's rows follow one another. Host arithmetic, shared by the launch and the
- * plan. */
+ * idle, since a thread's rows follow one another, and from 16 (GEMV_UNROLL) where 32-row ones
+ * would (step 20). Host arithmetic, shared by the launch and the plan. */
 struct gemv_m_grid {
     int rows, col_blocks, row_blocks, k_chunk, planes;
 };
@@ -265,14 +264,32 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
     g.row_blocks = ceil_div(m, g.rows);
     const int splits = ceil_div(4 * sms, g.col_blocks * g.row_blocks);
     const int k_chunk = ceil_div(ceil_div(k, splits), 8) * 8;
-    /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32 */
-    const int least = g.col_blocks * g.row_blocks * ceil_div(k, 128) < sms ? 32 : 128;
+    /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32 or 16 */
+    const int blocks = g.col_blocks * g.row_blocks;
+    const int least = blocks * ceil_div(k, 32) < sms    ? 16
+                      : blocks * ceil_div(k, 128) < sms ? 32
+                                                        : 128;
     g.k_chunk = k_chunk < least ? least : k_chunk > 1024 ? 1024 : k_chunk;
     g.planes = ceil_div(k, g.k_chunk);
     return g;
 }
 /* gemv_n: CN = 1, 4 or 8 columns per warp (CN = 2 would spill at ptxas's 64 registers). */
 static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
+/* gemv_n's K ranges: where its blocks (8 rows of C each) fill less than half the SMs, K is cut in
+ * ranges of a multiple of 256 rows (a warp's step) so that about one block per SM runs, and
+ * splitk_reduce adds the planes. */
+struct gemv_n_grid {
+    int blocks, k_chunk, planes;
+};
+static gemv_n_grid gemv_n_shape(int m, int n, int k, int sms) {
+    gemv_n_grid g;
+    g.blocks = ceil_div(m, GEMV_THREADS / 32) * ceil_div(n, gemv_n_cols(n));
+    const int ranges = g.blocks * 2 > sms ? 1 : ceil_div(sms, g.blocks);
+    g.k_chunk = ceil_div(ceil_div(k, ranges), 256) * 256;
+    g.planes = ceil_div(k, g.k_chunk);
+    if (g.planes == 1) g.k_chunk = 0; /* one range: the kernel writes C */
+    return g;
+}
 
 /* gemm_step.plan: what launch_gemm launches for p, without launching it. */
 static int plan_gemm(gemm_args *p, int sms) {
@@ -287,7 +304,7 @@ static int plan_gemm(gemm_args *p, int sms) {
         describe_gemv_m(p->kernel, g.rows, g.planes);
     }
     else if (!strcmp(plan.path, "gemv_n"))
-        describe_gemv_n(p->kernel, gemv_n_cols(p->n));
+        describe_gemv_n(p->kernel, gemv_n_cols(p->n), gemv_n_shape(p->m, p->n, p->k, sms).planes);
     else
         describe_fallback(p->kernel);
     return 0;

@@ -15,9 +15,7 @@
 #define GEMV_THREADS 256
 #define GEMV_UNROLL 16 /* 16-byte loads a gemv_m thread issues before it uses the first */
 #define GEMV_SCALAR_UNROLL 4 /* ... rows of 2-byte loads, where B's rows are not 16-byte units */
-#ifndef GEMV_N_UNROLL
 #define GEMV_N_UNROLL 4 /* ... and a gemv_n lane */
-#endif
 
 /* Eight 16-bit elements as floats. */
 template <typename T> static __device__ __forceinline__ void unpack8(uint4 u, float x[8]) {
@@ -127,11 +125,13 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
  * A's row a step (eight 2-byte loads where rows are not 16-byte units), GEMV_N_UNROLL steps in
  * flight. The block stages the GEMV_N_CHUNK rows of B column by column in shared memory, where a
  * lane finds its 8 values of a column in one 16-byte load. A warp reduction adds the lanes' sums.
- * CN = 1, 4 or 8: fewer sum registers leave room for more warps, more loads in flight. */
+ * CN = 1, 4 or 8: fewer sum registers leave room for more warps, more loads in flight. Given
+ * k_chunk (step 20: a multiple of 256), block (x, y) sums K range y into plane y of partial. */
 #define GEMV_N_CHUNK (256 * GEMV_N_UNROLL) /* rows of B per stage: a warp's loads in flight */
 template <typename T, int CN>
 __global__ void __launch_bounds__(GEMV_THREADS)
-    gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C) {
+    gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
+                  int k_chunk = 0, float *partial = nullptr) {
     __shared__ uint4 b_cols[CN][GEMV_N_CHUNK / 8]; /* [column][row / 8], 8 elements per unit */
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     /* blockIdx.x numbers (row block, column group) pairs: gridDim.y stops at 65535 */
@@ -142,8 +142,10 @@ __global__ void __launch_bounds__(GEMV_THREADS)
     const T *a_row = A + (size_t)min(row, M - 1) * K;
     const bool vec = K % 8 == 0 && (size_t)A % 16 == 0;
     float acc[CN] = {};
-    for (int k0 = 0; k0 < K; k0 += GEMV_N_CHUNK) {
-        const int k1 = min(K, k0 + GEMV_N_CHUNK);
+    const int k_begin = k_chunk ? blockIdx.y * k_chunk : 0;
+    const int k_end = k_chunk ? min(K, k_begin + k_chunk) : K;
+    for (int k0 = k_begin; k0 < k_end; k0 += GEMV_N_CHUNK) {
+        const int k1 = min(k_end, k0 + GEMV_N_CHUNK);
         /* A is read once: streaming loads, issued before the block waits to stage B */
         uint4 raw[GEMV_N_UNROLL];
 #pragma unroll
@@ -180,8 +182,9 @@ __global__ void __launch_bounds__(GEMV_THREADS)
 #pragma unroll
         for (int c = 1; c < CN; c++)
             if (lane == c) v = acc[c];
-        float *c = &C[(size_t)row * N + n0 + lane];
-        *c = beta == 0.0f ? alpha * v : alpha * v + beta * *c;
+        float *c = gridDim.y > 1 ? partial + (size_t)blockIdx.y * M * N : C;
+        c += (size_t)row * N + n0 + lane;
+        *c = gridDim.y > 1 ? v : beta == 0.0f ? alpha * v : alpha * v + beta * *c;
     }
 }
 

@@ -12,6 +12,7 @@ A table sits between two markers, <!-- NAME:begin --> and <!-- NAME:end -->:
   sweep   results/README.md: make sweep, GFLOPS against square size
   shapes  results/README.md: make shapes, small M and small N
   linear, linear_shapes  a step's README.md: bench.py --linear, against cuBLASLt
+  targets a step's README.md: the library step against issue [every-shape]'s targets
 """
 import collections
 import glob
@@ -318,6 +319,53 @@ def shapeset_table(rows):
     return "\n".join(out) + "\n\n" + provenance(sets["generated"] + sets["model"])
 
 
+def targets_table(rows, step):
+    """The library step against the targets of issue [every-shape], per dtype: make shapes' rows
+    (the generated set, those of at least 1 GFLOP, the model set; the worst shape named) and make
+    bench's squares. Only for the step make shapes last ran on the whole set."""
+    sets, last = shape_set_rows(rows)
+    if last != step:
+        return None
+    big = lambda r: 2.0 * int(r["m"]) * int(r["n"]) * int(r["k"]) >= 1e9
+    name = lambda r: f"{r['m']}x{r['n']}x{r['k']}"
+    out = ["| target | fp16 | bf16 |", "|---|---:|---:|"]
+    def line(label, goal, pick):
+        cells = []
+        for dtype in ("fp16", "bf16"):
+            got, shape = pick(dtype)
+            cells.append("no rows" if got is None else
+                         f"{got:.1f}%{f' ({shape})' if shape else ''}, {'met' if got >= goal else 'missed'}")
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    def worst(sel):
+        return lambda dtype: min(((100 * float(r["ratio"]), name(r)) for r in sel if r["dtype"] == dtype),
+                                 default=(None, None))
+    def median(sel):
+        def pick(dtype):
+            pct = sorted(100 * float(r["ratio"]) for r in sel if r["dtype"] == dtype)
+            return (percentile(pct, 0.5), None) if pct else (None, None)
+        return pick
+    line("generated shapes: minimum >= 75%", 75, worst(sets["generated"]))
+    line("generated shapes: median >= 95%", 95, median(sets["generated"]))
+    line("generated, at least 1 GFLOP: minimum >= 90%", 90, worst([r for r in sets["generated"] if big(r)]))
+    line("model shapes: minimum >= 95%", 95, worst(sets["model"]))
+    bench = {(r["dtype"], r["m"]): r for r in rows if r["run"] == "bench" and r["step"] == step
+             and r["m"] == r["n"] == r["k"]}  # the latest row of each size
+    for size, goal in ((1024, 100), (1536, 100)):
+        line(f"{size}^3 >= 100% (make bench)", goal,
+             lambda dtype: (100 * float(bench[(dtype, str(size))]["ratio"]), None)
+             if (dtype, str(size)) in bench else (None, None))
+    before = sorted({r["step"] for r in rows if r["run"] == "bench" and r["step"] < step})[-1:]
+    prev = {r["dtype"]: r for r in rows if r["run"] == "bench" and r["step"] in before
+            and r["m"] == r["n"] == r["k"] == "4096"}
+    cells = [(f"{100 * float(bench[(d, '4096')]['ratio']):.1f}%" if (d, "4096") in bench else "no rows")
+             + (f" (step {before[0][:2]}: {100 * float(prev[d]['ratio']):.1f}%)" if d in prev else "")
+             for d in ("fp16", "bf16")]
+    out.append("| 4096^3: not below the step before (make bench) | " + " | ".join(cells) + " |")
+    used = (sets["generated"] + sets["model"] + list(prev.values())
+            + [r for r in bench.values() if r["m"] in ("1024", "1536", "4096")])
+    return "\n".join(out) + "\n\n" + provenance(used)
+
+
 EPILOGUES = ["none", "bias", "bias_gelu", "bias_silu"]
 
 
@@ -393,6 +441,9 @@ def main():
         pages[p] = {"results": step_table(rows, step), "dispatch": dispatch_table(rows, step),
                     "widths": widths_table(rows, step), "linear": linear_table(rows, step, True),
                     "linear_shapes": linear_table(rows, step, False)}
+        targets = targets_table(rows, step)
+        if targets:
+            pages[p]["targets"] = targets
     stale = []
     for path, tables in pages.items():
         if not os.path.exists(path):
