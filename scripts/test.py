@@ -707,6 +707,16 @@ def shape_set_tests():
     vals = list(range(1, 101))
     record(results_table.percentile(vals, 0.1) == 10 and results_table.percentile(vals, 0.5) == 50
            and results_table.percentile([7.0], 0.5) == 7.0, "results_table: nearest-rank percentiles", "wrong")
+    # the targets table judges each row against its goal: a generated minimum of 74.9% (the worst
+    # shape named) misses 75%, a median of 95.0% meets 95%
+    env = {"gpu": "G", "driver": "1", "cuda": "1", "commit": "c", "date": "d", "step": "20_x", "run": "shapes"}
+    fake = [dict(env, m=str(m), n=str(n), k=str(k), dtype=d, ratio=str(r))
+            for (m, n, k), r in zip(g, [0.749] + [0.95] * (len(g) - 1)) for d in ("fp16", "bf16")]
+    fake += [dict(env, m=str(m), n=str(n), k=str(k), dtype=d, ratio="1.0") for m, n, k in mod for d in ("fp16", "bf16")]
+    table = results_table.targets_table(fake, "20_x") or ""
+    name = "x".join(map(str, g[0]))
+    record(f"74.9% ({name}), missed" in table and "95.0%, met" in table and "100.0% (" in table,
+           "results_table: the targets table marks a 74.9% minimum missed, a 95.0% median met", table[:300])
 
 
 def plan_tests():
