@@ -503,8 +503,7 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     config.gridDim = PAIR * (units < clusters ? units : clusters);
     err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p->m, p->n, p->k, p->alpha,
                              p->beta, p->c, splits, partial, (pad & C_DIRECT) != 0);
-    if (err != cudaSuccess || splits == 1) return err;
-    return reduce_planes(p, partial, splits);
+    return err != cudaSuccess || splits == 1 ? err : reduce_planes(p, partial, splits);
 }
 
 template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
@@ -539,8 +538,9 @@ template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p
     describe_gemv_n(p->kernel, CN, g.planes);
     float *partial = g.planes > 1 ? workspace((size_t)g.planes * p->m * p->n) : NULL;
     if (g.planes > 1 && !partial) return cudaErrorMemoryAllocation;
-    gemv_n_kernel<T, CN><<<dim3(g.blocks, g.planes), GEMV_THREADS>>>(p->m, p->n, p->k, p->alpha,
-        (const T *)p->a, (const T *)p->b, p->beta, p->c, g.k_chunk, partial);
+    auto kernel = g.planes > 1 ? gemv_n_kernel<T, CN, true> : gemv_n_kernel<T, CN, false>;
+    kernel<<<dim3(g.blocks, g.planes), GEMV_THREADS>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
+        (const T *)p->b, p->beta, p->c, g.k_chunk, partial);
     cudaError_t err = cudaGetLastError();
     return err != cudaSuccess || g.planes == 1 ? err : reduce_planes(p, partial, g.planes);
 }

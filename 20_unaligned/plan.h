@@ -177,7 +177,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * once more (its rows not 16-byte units), and at M = 1 or N = 1; elsewhere the tile
          * kernels measured faster (README.md). */
         const bool gemv_m = p->m <= GEMV_ROWS && (pad & PAD_B || p->m == 1);
-        /* where both fit (M and N at most 8), gemv_n: gemv_m's threads own 8 columns each */
+        /* where both fit, gemv_n, which cuts K too: gemv_m's threads own 8 columns each */
         const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1);
         /* One K slice of the fallback's, at most a block per SM (a cut measured, not a limit):
          * the small kernel (no tensor maps, 3 KB of code) starts sooner; faster than the tile and
@@ -265,29 +265,28 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
     const int splits = ceil_div(4 * sms, g.col_blocks * g.row_blocks);
     const int k_chunk = ceil_div(ceil_div(k, splits), 8) * 8;
     /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32 or 16 */
-    const int blocks = g.col_blocks * g.row_blocks;
-    const int least = blocks * ceil_div(k, 32) < sms    ? 16
-                      : blocks * ceil_div(k, 128) < sms ? 32
-                                                        : 128;
+    const int b = g.col_blocks * g.row_blocks;
+    const int least = b * ceil_div(k, 32) < sms ? 16 : b * ceil_div(k, 128) < sms ? 32 : 128;
     g.k_chunk = k_chunk < least ? least : k_chunk > 1024 ? 1024 : k_chunk;
     g.planes = ceil_div(k, g.k_chunk);
     return g;
 }
 /* gemv_n: CN = 1, 4 or 8 columns per warp (CN = 2 would spill at ptxas's 64 registers). */
 static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
-/* gemv_n's K ranges: where its blocks (8 rows of C each) fill less than half the SMs, K is cut in
- * ranges of a multiple of 256 rows (a warp's step) so that about one block per SM runs, and
- * splitk_reduce adds the planes. */
+/* gemv_n's K ranges: where its blocks (8 rows of C each) fill at most half the SMs, K is cut in
+ * ranges of a multiple of 256 rows (a warp's step), aiming at a block per SM, and splitk_reduce
+ * adds the planes. Not at K <= 512: a chain of two steps is too short to pay the second launch
+ * (README.md). */
 struct gemv_n_grid {
     int blocks, k_chunk, planes;
 };
 static gemv_n_grid gemv_n_shape(int m, int n, int k, int sms) {
-    gemv_n_grid g;
-    g.blocks = ceil_div(m, GEMV_THREADS / 32) * ceil_div(n, gemv_n_cols(n));
-    const int ranges = g.blocks * 2 > sms ? 1 : ceil_div(sms, g.blocks);
-    g.k_chunk = ceil_div(ceil_div(k, ranges), 256) * 256;
-    g.planes = ceil_div(k, g.k_chunk);
-    if (g.planes == 1) g.k_chunk = 0; /* one range: the kernel writes C */
+    gemv_n_grid g = {ceil_div(m, GEMV_THREADS / 32) * ceil_div(n, gemv_n_cols(n)), 0, 1};
+    if (g.blocks * 2 > sms || k <= 512) return g; /* one range: the kernel writes C */
+    const int ranges = ceil_div(sms, g.blocks);
+    g.k_chunk = ceil_div((k - 1) / ranges + 1, 256) * 256; /* ceil(k / ranges), no overflow */
+    g.planes = (k - 1) / g.k_chunk + 1;
+    if (g.planes == 1) g.k_chunk = 0;
     return g;
 }
 
