@@ -126,8 +126,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
  * flight. The block stages the GEMV_N_CHUNK rows of B column by column in shared memory, where a
  * lane finds its 8 values of a column in one 16-byte load. A warp reduction adds the lanes' sums.
  * CN = 1, 4 or 8: fewer sum registers leave room for more warps, more loads in flight. SPLIT
- * (step 20): block (x, y) sums K range y (k_chunk rows, a multiple of 256) into plane y of
- * partial; a separate instantiation, so that the whole-K kernel's code stays as it was. */
+ * (step 20; apart, so the whole-K code is untouched): block (x, y) sums K range y to plane y. */
 #define GEMV_N_CHUNK (256 * GEMV_N_UNROLL) /* rows of B per stage: a warp's loads in flight */
 template <typename T, int CN, bool SPLIT = false>
 __global__ void __launch_bounds__(GEMV_THREADS)
@@ -143,8 +142,8 @@ __global__ void __launch_bounds__(GEMV_THREADS)
     const T *a_row = A + (size_t)min(row, M - 1) * K;
     const bool vec = K % 8 == 0 && (size_t)A % 16 == 0;
     float acc[CN] = {};
-    const int k_begin = SPLIT ? blockIdx.y * k_chunk : 0;
-    const int k_end = SPLIT ? k_begin + min(k_chunk, K - k_begin) : K;
+    const int k_begin = SPLIT && k_chunk ? blockIdx.y * k_chunk : 0;
+    const int k_end = SPLIT && k_chunk ? min(K, k_begin + k_chunk) : K;
     for (int k0 = k_begin; k0 < k_end; k0 += GEMV_N_CHUNK) {
         const int k1 = min(k_end, k0 + GEMV_N_CHUNK);
         /* A is read once: streaming loads, issued before the block waits to stage B */
@@ -183,8 +182,9 @@ __global__ void __launch_bounds__(GEMV_THREADS)
 #pragma unroll
         for (int c = 1; c < CN; c++)
             if (lane == c) v = acc[c];
-        float *c = (SPLIT ? partial + (size_t)blockIdx.y * M * N : C) + (size_t)row * N + n0 + lane;
-        *c = SPLIT ? v : beta == 0.0f ? alpha * v : alpha * v + beta * *c;
+        float *c = SPLIT && gridDim.y > 1 ? partial + (size_t)blockIdx.y * M * N : C;
+        c += (size_t)row * N + n0 + lane;
+        *c = SPLIT && gridDim.y > 1 ? v : beta == 0.0f ? alpha * v : alpha * v + beta * *c;
     }
 }
 
