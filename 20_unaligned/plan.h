@@ -177,7 +177,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * once more (its rows not 16-byte units), and at M = 1 or N = 1; elsewhere the tile
          * kernels measured faster (README.md). */
         const bool gemv_m = p->m <= GEMV_ROWS && (pad & PAD_B || p->m == 1);
-        /* where both fit, gemv_n, which cuts K too: gemv_m's threads own 8 columns each */
+        /* where both fit, gemv_n: gemv_m's threads own 8 columns each, mostly idle at N <= 8 */
         const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1);
         /* One K slice of the fallback's, at most a block per SM (a cut measured, not a limit):
          * the small kernel (no tensor maps, 3 KB of code) starts sooner; faster than the tile and
@@ -274,9 +274,9 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
 /* gemv_n: CN = 1, 4 or 8 columns per warp (CN = 2 would spill at ptxas's 64 registers). */
 static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
 /* gemv_n's K ranges: where its blocks (8 rows of C each) fill at most half the SMs, K is cut in
- * ranges of a multiple of 256 rows (a warp's step), aiming at a block per SM, and splitk_reduce
- * adds the planes. Not at K <= 512: a chain of two steps is too short to pay the second launch
- * (README.md). */
+ * ranges of a multiple of 256 rows (a warp's step), aiming at a block per SM; splitk_reduce adds
+ * the planes. Not at K <= 512, where two steps pay less than the second launch costs; the split
+ * is its own instantiation, as it slowed the whole-K kernel (docs/20_unaligned.md). */
 struct gemv_n_grid {
     int blocks, k_chunk, planes;
 };
@@ -284,9 +284,8 @@ static gemv_n_grid gemv_n_shape(int m, int n, int k, int sms) {
     gemv_n_grid g = {ceil_div(m, GEMV_THREADS / 32) * ceil_div(n, gemv_n_cols(n)), 0, 1};
     if (g.blocks * 2 > sms || k <= 512) return g; /* one range: the kernel writes C */
     const int ranges = ceil_div(sms, g.blocks);
-    g.k_chunk = ceil_div((k - 1) / ranges + 1, 256) * 256; /* ceil(k / ranges), no overflow */
-    g.planes = (k - 1) / g.k_chunk + 1;
-    if (g.planes == 1) g.k_chunk = 0;
+    g.k_chunk = ceil_div(ceil_div(k, ranges), 256) * 256;
+    g.planes = ceil_div(k, g.k_chunk); /* at least 2: k > 512 and ranges >= 2 */
     return g;
 }
 

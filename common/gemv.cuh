@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
  * flight. The block stages the GEMV_N_CHUNK rows of B column by column in shared memory, where a
  * lane finds its 8 values of a column in one 16-byte load. A warp reduction adds the lanes' sums.
  * CN = 1, 4 or 8: fewer sum registers leave room for more warps, more loads in flight. SPLIT
- * (step 20; apart, so the whole-K code is untouched): block (x, y) sums K range y to plane y. */
+ * (step 20; k_chunk > 0, gridDim.y > 1): block (x, y) sums K range y into plane y of partial. */
 #define GEMV_N_CHUNK (256 * GEMV_N_UNROLL) /* rows of B per stage: a warp's loads in flight */
 template <typename T, int CN, bool SPLIT = false>
 __global__ void __launch_bounds__(GEMV_THREADS)
