@@ -220,13 +220,13 @@ def broad_set_keys():
     return key(shape_set.generated()), key(shape_set.model())
 
 
-def shape_set_rows(rows):
+def shape_set_rows(rows, step=None):
     """make shapes' rows of the broad set: the rows of run 'shapes' whose shape is one of
-    scripts/shape_set.py's generated or model shapes, of the last step that has such rows (the
-    library step), split that way."""
+    scripts/shape_set.py's generated or model shapes, of `step` or else of the last step that has
+    such rows (the library step), split that way."""
     gen, mod = broad_set_keys()
     shape = lambda r: (r["m"], r["n"], r["k"])
-    steps = sorted({r["step"] for r in rows if r["run"] == "shapes" and shape(r) in gen | mod})
+    steps = [step] if step else sorted({r["step"] for r in rows if r["run"] == "shapes" and shape(r) in gen | mod})
     if not steps:
         return {}, None
     last = steps[-1]
@@ -324,31 +324,31 @@ def targets_table(rows, step):
     (the generated set, those of at least 1 GFLOP, the model set; the worst shape named) and make
     bench's squares; the step's own rows only, and none if make shapes has not run it whole."""
     gen, mod = broad_set_keys()
-    shape = lambda r: (r["m"], r["n"], r["k"])
-    mine = [r for r in rows if r["run"] == "shapes" and r["step"] == step]
-    sets = {"generated": [r for r in mine if shape(r) in gen], "model": [r for r in mine if shape(r) in mod]}
+    sets, _ = shape_set_rows(rows, step)
     for dtype in ("fp16", "bf16"):
         for sel, keys in ((sets["generated"], gen), (sets["model"], mod)):
             if {(r["m"], r["n"], r["k"]) for r in sel if r["dtype"] == dtype} != keys:
                 return f"Incomplete: {step}'s rows of make shapes lack shapes in {dtype}; run it whole.\n"
     big = lambda r: 2.0 * int(r["m"]) * int(r["n"]) * int(r["k"]) >= 1e9
     name = lambda r: f"{r['m']}x{r['n']}x{r['k']}"
+    pct = lambda r: round(100 * float(r["ratio"]), 1)  # verdicts are on the printed value
     out = ["| target | fp16 | bf16 |", "|---|---:|---:|"]
     def line(label, goal, pick):
         cells = []
         for dtype in ("fp16", "bf16"):
             got, shape = pick(dtype)
-            got = None if got is None else round(got, 1)  # judged as printed
             cells.append("no rows" if got is None else
                          f"{got:.1f}%{f' ({shape})' if shape else ''}, {'met' if got >= goal else 'missed'}")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     def worst(sel):
-        return lambda dtype: min(((100 * float(r["ratio"]), name(r)) for r in sel if r["dtype"] == dtype),
-                                 default=(None, None))
+        def pick(dtype):
+            r = min((r for r in sel if r["dtype"] == dtype), key=lambda r: float(r["ratio"]), default=None)
+            return (pct(r), name(r)) if r else (None, None)
+        return pick
     def median(sel):
         def pick(dtype):
-            pct = sorted(100 * float(r["ratio"]) for r in sel if r["dtype"] == dtype)
-            return (percentile(pct, 0.5), None) if pct else (None, None)
+            got = sorted(100 * float(r["ratio"]) for r in sel if r["dtype"] == dtype)
+            return (round(percentile(got, 0.5), 1), None) if got else (None, None)
         return pick
     line("generated shapes: minimum >= 75%", 75, worst(sets["generated"]))
     line("generated shapes: median >= 95%", 95, median(sets["generated"]))
@@ -358,8 +358,7 @@ def targets_table(rows, step):
              and r["m"] == r["n"] == r["k"]}  # the latest row of each size
     for size, goal in ((1024, 100), (1536, 100)):
         line(f"{size}^3 >= 100% (make bench)", goal,
-             lambda dtype: (100 * float(bench[(dtype, str(size))]["ratio"]), None)
-             if (dtype, str(size)) in bench else (None, None))
+             lambda dtype: (pct(bench[(dtype, str(size))]), None) if (dtype, str(size)) in bench else (None, None))
     before = sorted({r["step"] for r in rows if r["run"] == "bench" and r["step"] < step})[-1:]
     prev = {r["dtype"]: r for r in rows if r["run"] == "bench" and r["step"] in before
             and r["m"] == r["n"] == r["k"] == "4096"}
@@ -372,7 +371,6 @@ def targets_table(rows, step):
         if d not in prev:
             return text + " (no row of the step before)"
         one_run = (ours["commit"], ours["date"]) == (prev[d]["commit"], prev[d]["date"])
-        pct = lambda r: round(100 * float(r["ratio"]), 1)  # judged as printed
         verdict = ("met" if pct(ours) >= pct(prev[d]) else "missed") if one_run \
             else "another run: not judged"
         return f"{text} (step {before[0][:2]}: {100 * float(prev[d]['ratio']):.1f}%, {verdict})"
@@ -457,8 +455,7 @@ def main():
         step = os.path.basename(os.path.dirname(p))
         pages[p] = {"results": step_table(rows, step), "dispatch": dispatch_table(rows, step),
                     "widths": widths_table(rows, step), "linear": linear_table(rows, step, True),
-                    "linear_shapes": linear_table(rows, step, False)}
-        pages[p]["targets"] = targets_table(rows, step)
+                    "linear_shapes": linear_table(rows, step, False), "targets": targets_table(rows, step)}
     stale = []
     for path, tables in pages.items():
         if not os.path.exists(path):
