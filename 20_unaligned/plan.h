@@ -78,14 +78,18 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     const double bytes = 2.0 * ((double)m * k + (double)k * n);
     gemm_plan best = named(NULL);
     double best_compute_us = 0.0;
-    /* K is split only where even 64-wide tiles would leave half the SMs idle: with more tiles the
-     * planes' traffic and the second launch cost more than the waves they save (README.md). */
-    const int narrow_tiles = ceil_div(m, m <= 64 ? 64 : 128) * ceil_div(n, 64);
+    /* Tiles of 64 rows, one consumer warpgroup: at M <= 64, where a second would multiply rows of
+     * zeros, and where 128-row tiles 64 wide would leave half the SMs idle, since twice the tiles
+     * beat splitting K there (128 x 4096 x 4096, docs/20_unaligned.md). K is split only where
+     * even the narrowest tiles would: with more tiles the planes' traffic and the second launch
+     * cost more than the waves they save (README.md). */
+    const bool short_tiles = m <= 64 || 2 * ceil_div(m, 128) * ceil_div(n, 64) < sms;
+    const int narrow_tiles = ceil_div(m, short_tiles ? 64 : 128) * ceil_div(n, 64);
     for (int bn : {256, 192, 128, 96, 64}) {
         if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
-        /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
-         * wide: three (192 x 96, cuBLAS's tile at 1536^3). Swapped: swap_warpgroups. */
-        const int wg = swap ? swap_warpgroups(n, sms) : bn == 96 ? 3 : m <= 64 ? 1 : 2;
+        /* 96 wide: three consumer warpgroups (192 x 96, cuBLAS's tile at 1536^3). Swapped:
+         * swap_warpgroups. */
+        const int wg = swap ? swap_warpgroups(n, sms) : bn == 96 ? 3 : short_tiles ? 1 : 2;
         const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 * wg : bn;
         const int tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
         int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
@@ -252,8 +256,9 @@ static void describe_gemv_n(char *out, int cols, int splits) {
 /* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut aiming at
  * about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up) to
  * 1024 (its rows of A in shared memory: R x 4 KB); from 32 where 128-row ranges would leave SMs
- * idle, since a thread's rows follow one another, and from 16 (GEMV_UNROLL) where 32-row ones
- * would (step 20). Host arithmetic, shared by the launch and the plan. */
+ * idle, since a thread's rows follow one another, from 16 (GEMV_UNROLL) where 32-row ones
+ * would, and from 8 in the few-block cases below (step 20). Host arithmetic, shared by the
+ * launch and the plan. */
 struct gemv_m_grid {
     int rows, col_blocks, row_blocks, k_chunk, planes;
 };
@@ -264,9 +269,14 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
     g.row_blocks = ceil_div(m, g.rows);
     const int splits = ceil_div(4 * sms, g.col_blocks * g.row_blocks);
     const int k_chunk = ceil_div(ceil_div(k, splits), 8) * 8;
-    /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32 or 16 */
+    /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32 or 16, and
+     * 8 where 16-row ranges would leave half of them idle and B's rows take 2-byte loads (their
+     * unroll is GEMV_SCALAR_UNROLL, not 16) */
     const int b = g.col_blocks * g.row_blocks;
-    const int least = b * ceil_div(k, 32) < sms ? 16 : b * ceil_div(k, 128) < sms ? 32 : 128;
+    const int least = 2 * b * ceil_div(k, 16) < sms && n % 8 ? 8
+                      : b * ceil_div(k, 32) < sms        ? 16
+                      : b * ceil_div(k, 128) < sms       ? 32
+                                                         : 128;
     g.k_chunk = k_chunk < least ? least : k_chunk > 1024 ? 1024 : k_chunk;
     g.planes = ceil_div(k, g.k_chunk);
     return g;
