@@ -54,10 +54,9 @@ static const char *tile_path(int bn, int pair) {
 #define SM_FLOPS 5.0e12
 #define DRAM_BYTES_PER_S 3.0e12
 #define SPLIT_LAUNCH_US 2.0
-/* M of at most SWAP_ROWS: the swapped product, 16 or 32 rows of A in the instruction's N, N in
- * tiles of 64 or 128 rows (swap_warpgroups). At M = 9, 16 and 32 with N = K = 8192: 97-98% of
- * cuBLAS, against 86-91% for unswapped 64-row tiles that M fills a quarter of or less; at M = 64
- * the two are even. */
+/* M of at most SWAP_ROWS: the swapped product, 16 or 32 rows of A in the instruction's N and N in
+ * tiles of 64 or 128 rows (at M = 9, 16, 32 with N = K = 8192: 97-98% of cuBLAS, against 86-91% for
+ * 64-row tiles of which M fills a quarter or less; at M = 64 the two are even). */
 #define SWAP_ROWS 32
 #define PAIR_MIN_US 20.0 /* the least estimated time at which a pair of blocks pays */
 static double wgmma_efficiency(int bn) {
@@ -78,18 +77,20 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     const double bytes = 2.0 * ((double)m * k + (double)k * n);
     gemm_plan best = named(NULL);
     double best_compute_us = 0.0;
-    /* Tiles of 64 rows, one consumer warpgroup: at M <= 64, where a second would multiply rows of
-     * zeros, and where 128-row tiles 64 wide would leave half the SMs idle, since twice the tiles
-     * beat splitting K there (128 x 4096 x 4096, docs/20_unaligned.md). K is split only where
-     * even the narrowest tiles would: with more tiles the planes' traffic and the second launch
-     * cost more than the waves they save (README.md). */
-    const bool short_tiles = m <= 64 || 2 * ceil_div(m, 128) * ceil_div(n, 64) < sms;
-    const int narrow_tiles = ceil_div(m, short_tiles ? 64 : 128) * ceil_div(n, 64);
-    for (int bn : {256, 192, 128, 96, 64}) {
+    /* K is split only where even 64-wide tiles would leave half the SMs idle: with more tiles the
+     * planes' traffic and the second launch cost more than the waves they save (README.md). */
+    /* 64-row tiles tried beside 128-row ones where those would (twice the tiles can beat a split of
+     * K), unless B's rows are under 64 bytes (N < 32: slower on tall A, docs/20_unaligned.md) */
+    const bool short_too = m > 64 && n >= 32 && 2 * ceil_div(m, 128) * ceil_div(n, 64) < sms;
+    static const int widths[] = {256, 192, 128, 96, 64};
+    for (int c = 0; c < 10; c++) { /* each width with the rule's warpgroups, then with one */
+        const int bn = widths[c / 2];
         if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
-        /* 96 wide: three consumer warpgroups (192 x 96, cuBLAS's tile at 1536^3). Swapped:
-         * swap_warpgroups. */
-        const int wg = swap ? swap_warpgroups(n, sms) : bn == 96 ? 3 : short_tiles ? 1 : 2;
+        if (c % 2 && (bn == 96 || !short_too)) continue;
+        /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
+         * wide: three (192 x 96, cuBLAS's tile at 1536^3). Swapped: swap_warpgroups. */
+        const int wg = c % 2 ? 1 : swap ? swap_warpgroups(n, sms) : bn == 96 ? 3 : m <= 64 ? 1 : 2;
+        const int narrow_tiles = ceil_div(m, wg == 1 ? 64 : 128) * ceil_div(n, 64);
         const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 * wg : bn;
         const int tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
         int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
@@ -107,8 +108,7 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
             if (stream_us > us) us = stream_us;
             if (splits > 1)
                 us += 2.0 * 4 * splits * (double)m * n / DRAM_BYTES_PER_S * 1e6 + SPLIT_LAUNCH_US;
-            /* Widths that tie on the streaming bound: the one with less compute (at N = 8, a
-             * 128 x 64 tile multiplies 56 columns of zeros, a 128 x 128 tile 120) */
+            /* a tie on the streaming bound: less compute (N = 8: 56 columns of zeros, not 120) */
             if (!best.path || us < best.us || (us == best.us && compute_us < best_compute_us)) {
                 best = (gemm_plan){
                     swap ? "swap" : tile_path(bn, 1), swap ? tile_m : bn, wg, splits, 1, swap, us};
@@ -128,9 +128,8 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
         best.path = tile_path(best.bn, 2);
     } else if (!forced_bn && !swap && best.bn == 64 && best.wg == 2 &&
                ceil_div(m, 64) * ceil_div(n, 128) <= ceil_div(m, 128) * ceil_div(n, 64)) {
-        /* No more tiles turned round: 64 x 128 instead of 128 x 64, one consumer warpgroup
-         * issuing m64n128 instead of two issuing m64n64 on as many tiles (cuBLAS's tile at
-         * 1024^3; measured in docs/19_clusters.md) */
+        /* No more tiles turned round: 64 x 128, one consumer warpgroup issuing m64n128, not two
+         * issuing m64n64 (cuBLAS's tile at 1024^3; measured in docs/19_clusters.md) */
         best.bn = 128;
         best.wg = 1;
         best.path = tile_path(128, 1);
@@ -256,9 +255,8 @@ static void describe_gemv_n(char *out, int cols, int splits) {
 /* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut aiming at
  * about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up) to
  * 1024 (its rows of A in shared memory: R x 4 KB); from 32 where 128-row ranges would leave SMs
- * idle, since a thread's rows follow one another, from 16 (GEMV_UNROLL) where 32-row ones
- * would, and from 8 in the few-block cases below (step 20). Host arithmetic, shared by the
- * launch and the plan. */
+ * idle, since a thread's rows follow one another. Host arithmetic, shared by the launch and the
+ * plan. */
 struct gemv_m_grid {
     int rows, col_blocks, row_blocks, k_chunk, planes;
 };
@@ -269,14 +267,11 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
     g.row_blocks = ceil_div(m, g.rows);
     const int splits = ceil_div(4 * sms, g.col_blocks * g.row_blocks);
     const int k_chunk = ceil_div(ceil_div(k, splits), 8) * 8;
-    /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32 or 16, and
-     * 8 where 16-row ranges would leave half of them idle and B's rows take 2-byte loads (their
-     * unroll is GEMV_SCALAR_UNROLL, not 16) */
+    /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32, 16 (step 20,
+     * GEMV_UNROLL), or 8 where B's rows take GEMV_SCALAR_UNROLL 2-byte loads and 16 leave half */
     const int b = g.col_blocks * g.row_blocks;
-    const int least = 2 * b * ceil_div(k, 16) < sms && n % 8 ? 8
-                      : b * ceil_div(k, 32) < sms        ? 16
-                      : b * ceil_div(k, 128) < sms       ? 32
-                                                         : 128;
+    const int least = 2 * b * ceil_div(k, 16) < sms && n % 8 ? 8 : b * ceil_div(k, 32) < sms ? 16
+                      : b * ceil_div(k, 128) < sms ? 32 : 128;
     g.k_chunk = k_chunk < least ? least : k_chunk > 1024 ? 1024 : k_chunk;
     g.planes = ceil_div(k, g.k_chunk);
     return g;
