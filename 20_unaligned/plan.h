@@ -79,8 +79,8 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     double best_compute_us = 0.0;
     /* K is split only where even 64-wide tiles would leave half the SMs idle: with more tiles the
      * planes' traffic and the second launch cost more than the waves they save (README.md). */
-    /* 64-row tiles tried beside 128-row ones where those would (twice the tiles can beat a split of
-     * K), unless B's rows are under 64 bytes (N < 32: slower on tall A, docs/20_unaligned.md) */
+    /* Where 128-row tiles would, 64-row ones are tried too (twice the tiles can beat a split; rates
+     * as fitted on 128 rows), not at N < 32 (docs/20_unaligned.md). Forced widths run unsplit. */
     const bool short_too = m > 64 && n >= 32 && 2 * ceil_div(m, 128) * ceil_div(n, 64) < sms;
     static const int widths[] = {256, 192, 128, 96, 64};
     for (int c = 0; c < 10; c++) { /* each width with the rule's warpgroups, then with one */
@@ -94,7 +94,7 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
         const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 * wg : bn;
         const int tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
         int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
-        if (!forced_split && 2 * narrow_tiles >= sms) max_splits = 1;
+        if ((!forced_split && 2 * narrow_tiles >= sms) || forced_bn) max_splits = 1;
         for (int splits = forced_split && max_splits > 1 ? 2 : 1; splits <= max_splits; splits++) {
             if (splits > 1 && tiles * (splits - 1) >= sms && !forced_split)
                 break; /* the tiles already fill the SMs */
@@ -108,7 +108,7 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
             if (stream_us > us) us = stream_us;
             if (splits > 1)
                 us += 2.0 * 4 * splits * (double)m * n / DRAM_BYTES_PER_S * 1e6 + SPLIT_LAUNCH_US;
-            /* a tie on the streaming bound: less compute (N = 8: 56 columns of zeros, not 120) */
+            /* tied on streaming: less compute (N = 8 leaves 56 of 64 columns zeros, 120 of 128) */
             if (!best.path || us < best.us || (us == best.us && compute_us < best_compute_us)) {
                 best = (gemm_plan){
                     swap ? "swap" : tile_path(bn, 1), swap ? tile_m : bn, wg, splits, 1, swap, us};
@@ -150,9 +150,8 @@ static int padding_for(const gemm_args *p) {
 
 /* A shape without 16-byte rows: the tile kernels on padded copies (path "padded"), or the
  * CUDA-core kernel where its estimate beats theirs with the copy's launch and bytes added (and C's
- * bytes, on their side only: so fitted to the shapes where the two meet, README.md). The
- * fallback's model: 32 x 32 tiles, two blocks of 1024 threads per SM, each 32-deep slice of K a
- * DRAM latency and two barriers (FALLBACK_SLICE_US), at most FALLBACK_FLOPS. */
+ * bytes, on their side only: fitted where the two meet, README.md). The fallback: 32 x 32 tiles,
+ * 2 blocks per SM, a 32-deep K slice a DRAM latency (FALLBACK_SLICE_US), at most FALLBACK_FLOPS. */
 #define FALLBACK_SLICE_US 1.5
 #define FALLBACK_FLOPS 8.5e12
 #define COPY_LAUNCH_US 4.0 /* what the copy's launch adds to a small problem on the H200 */
@@ -267,8 +266,8 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
     g.row_blocks = ceil_div(m, g.rows);
     const int splits = ceil_div(4 * sms, g.col_blocks * g.row_blocks);
     const int k_chunk = ceil_div(ceil_div(k, splits), 8) * 8;
-    /* at least 128 rows per range, unless so few blocks would leave SMs idle: then 32, 16 (step 20,
-     * GEMV_UNROLL), or 8 where B's rows take GEMV_SCALAR_UNROLL 2-byte loads and 16 leave half */
+    /* at least 128 rows per range, unless few blocks would leave SMs idle: then 32, 16 (step 20,
+     * GEMV_UNROLL), or 8 (two scalar batches) where B takes 2-byte loads and 16 leave half */
     const int b = g.col_blocks * g.row_blocks;
     const int least = 2 * b * ceil_div(k, 16) < sms && n % 8 ? 8 : b * ceil_div(k, 32) < sms ? 16
                       : b * ceil_div(k, 128) < sms ? 32 : 128;
