@@ -477,8 +477,7 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
          * the B operand) BK x BN rows */
         err = make_map(&map_a, a, p->m, p->k, BK, SWAP ? BN : ring::BM / PAIR, type, 2, lda);
         if (err == cudaSuccess) err = make_map(&map_b, b, p->k, p->n, 64, BK, type, 2, ldb);
-        /* C's box: 64 rows (a consumer warpgroup's) x OUT_COLS, FP32; none for a C stored
-         * without TMA */
+        /* C's box: 64 rows (a consumer warpgroup's) x OUT_COLS, FP32; none for direct stores */
         if (err == cudaSuccess && !(pad & C_DIRECT))
             err = make_map(&map_c, p->c, p->m, p->n, OUT_COLS, 64, CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
                            4);

@@ -64,9 +64,8 @@ static double wgmma_efficiency(int bn) {
 }
 
 /* Swapped, N runs in tiles of 64 rows per consumer warpgroup: two (128 rows) where 64-row tiles
- * would not all fit in one wave, whose last, partial wave would stream on a few SMs while the
- * others idle. Up to 128 x SMs rows the wider tiles are one wave; above, fewer and longer tiles
- * measured no slower (docs/20_unaligned.md). */
+ * need a second, partial wave, streaming on a few SMs while the others idle; past 128 x SMs rows
+ * the longer tiles measured no slower (docs/20_unaligned.md). */
 static int swap_warpgroups(int n, int sms) {
     return ceil_div(n, 64) > sms ? 2 : 1;
 }
@@ -137,10 +136,9 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     return best;
 }
 
-/* What a shape needs before the tile kernels can run on it: TMA reads and writes rows of whole
- * 16-byte units from 16-byte aligned bases. PAD_A: A copied into rows of a multiple of 8 elements
- * (K not a multiple of 8), PAD_B: B likewise (N); C_DIRECT: C (FP32) stored without TMA (N not a
- * multiple of 4). */
+/* What the tile kernels need first: TMA moves rows of whole 16-byte units from 16-byte aligned
+ * bases. PAD_A: A copied into rows of a multiple of 8 elements (K not a multiple of 8); PAD_B: B
+ * likewise (N); C_DIRECT: C (FP32) stored without TMA (N not a multiple of 4). */
 enum { PAD_A = 1, PAD_B = 2, C_DIRECT = 4 };
 static int padding_for(const gemm_args *p) {
     return (p->k % 8 || (size_t)p->a % 16 ? PAD_A : 0) |
@@ -277,10 +275,9 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
 }
 /* gemv_n: CN = 1, 4 or 8 columns per warp (CN = 2 would spill at ptxas's 64 registers). */
 static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
-/* gemv_n's K ranges: where its blocks (8 rows of C each) fill at most half the SMs, K is cut in
- * ranges of a multiple of 256 rows (a warp's step), aiming at a block per SM; splitk_reduce adds
- * the planes. Not at K <= 512, where two steps pay less than the second launch costs; the split
- * is its own instantiation, as it slowed the whole-K kernel (docs/20_unaligned.md). */
+/* gemv_n's K ranges: where its blocks (8 rows of C each) fill at most half the SMs, multiples of
+ * 256 rows (a warp's step) aiming at a block per SM, added by splitk_reduce; not at K <= 512 (two
+ * steps pay less than a launch). Own instantiation: it slowed whole K (docs/20_unaligned.md). */
 struct gemv_n_grid {
     int blocks, k_chunk, planes;
 };
