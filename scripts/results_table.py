@@ -367,13 +367,12 @@ def targets_table(rows, step):
         if (d, "4096") not in bench:
             return "no rows"
         ours = bench[(d, "4096")]
-        text = f"{100 * float(ours['ratio']):.1f}%"
         if d not in prev:
-            return text + " (no row of the step before)"
+            return f"{pct(ours):.1f}% (no row of the step before)"
         one_run = (ours["commit"], ours["date"]) == (prev[d]["commit"], prev[d]["date"])
         verdict = ("met" if pct(ours) >= pct(prev[d]) else "missed") if one_run \
             else "another run: not judged"
-        return f"{text} (step {before[0][:2]}: {100 * float(prev[d]['ratio']):.1f}%, {verdict})"
+        return f"{pct(ours):.1f}% (step {before[0][:2]}: {pct(prev[d]):.1f}%, {verdict})"
     out.append("| 4096^3: not below the step before, in one run (make bench) | "
                + " | ".join(cell(d) for d in ("fp16", "bf16")) + " |")
     used = (sets["generated"] + sets["model"] + list(prev.values())
