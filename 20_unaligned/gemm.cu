@@ -95,8 +95,7 @@ static_assert(PRODUCER_REGISTERS % 8 == 0 && PRODUCER_REGISTERS >= 24,
               "setmaxnreg takes multiples of 8 from 24 to 256");
 static_assert(GROUP_M >= 1, "a strip is at least one tile row");
 
-/* P(row, col), P(row, col + 1) = acc inside the M x N plane P (a split's partial sums): one
- * 8-byte store where N is even, else two. */
+/* P(row, col), P(row, col + 1) = acc in M x N plane P (a split's sums): 8 bytes if N is even */
 static __device__ __forceinline__ void store2(float *P, int M, int N, int row, int col, float acc0,
                                               float acc1) {
     if (row >= M || col >= N) return;
@@ -534,11 +533,12 @@ template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
 /* gemv_n: CN = 1, 4 or 8 columns per warp, as gemv_n_cols says (plan.h). */
 template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p) {
     const gemv_n_grid g = gemv_n_shape(p->m, p->n, p->k, sm_count());
-    describe_gemv_n(p->kernel, CN, g.planes);
+    describe_gemv_n(p->kernel, CN, g);
     float *partial = g.planes > 1 ? workspace((size_t)g.planes * p->m * p->n) : NULL;
     if (g.planes > 1 && !partial) return cudaErrorMemoryAllocation;
     auto kernel = g.planes > 1 ? gemv_n_kernel<T, CN, true> : gemv_n_kernel<T, CN, false>;
-    kernel<<<dim3(g.blocks, g.planes), GEMV_THREADS>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
+    if (g.threads == 512) kernel = gemv_n_kernel<T, CN, false, (CN > 1 ? 512 : GEMV_THREADS)>;
+    kernel<<<dim3(g.blocks, g.planes), g.threads>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
         (const T *)p->b, p->beta, p->c, g.k_chunk, partial);
     cudaError_t err = cudaGetLastError();
     return err != cudaSuccess || g.planes == 1 ? err : reduce_planes(p, partial, g.planes);

@@ -244,10 +244,6 @@ static void describe_gemv_m(char *out, int rows, int splits) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows,
              splits);
 }
-static void describe_gemv_n(char *out, int cols, int splits) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_n cols=%d splits=%d", cols,
-             splits);
-}
 
 /* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut aiming at
  * about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up) to
@@ -275,19 +271,25 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
 }
 /* gemv_n: CN = 1, 4 or 8 columns per warp (CN = 2 would spill at ptxas's 64 registers). */
 static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
-/* gemv_n's K ranges: where its blocks (8 rows of C each) fill at most half the SMs, multiples of
- * 256 rows (a warp's step) aiming at a block per SM, added by splitk_reduce; not at K <= 512 (two
- * steps pay less than a launch). Own instantiation: it slowed whole K (docs/20_unaligned.md). */
+/* gemv_n: 16 rows a block (B staged half as often) where N > 1, K > 512 and they fill the SMs.
+ * K ranges where blocks fill at most half the SMs: multiples of 256 rows (a warp's step), a block
+ * per SM, added by splitk_reduce; not at K <= 512. Own instantiation: it slowed whole K (docs). */
 struct gemv_n_grid {
-    int blocks, k_chunk, planes;
+    int blocks, k_chunk, planes, threads;
 };
 static gemv_n_grid gemv_n_shape(int m, int n, int k, int sms) {
-    gemv_n_grid g = {ceil_div(m, GEMV_THREADS / 32) * ceil_div(n, gemv_n_cols(n)), 0, 1};
+    const int cn = gemv_n_cols(n);
+    const int rows = n > 1 && k > 512 && ceil_div(m, 16) * ceil_div(n, cn) >= sms ? 16 : 8;
+    gemv_n_grid g = {ceil_div(m, rows) * ceil_div(n, cn), 0, 1, 32 * rows};
     if (g.blocks * 2 > sms || k <= 512) return g; /* one range: the kernel writes C */
     const int ranges = ceil_div(sms, g.blocks);
     g.k_chunk = ceil_div(ceil_div(k, ranges), 256) * 256;
     g.planes = ceil_div(k, g.k_chunk); /* at least 2: k > 512 and ranges >= 2 */
     return g;
+}
+static void describe_gemv_n(char *out, int cols, const gemv_n_grid &g) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_n cols=%d rows=%d splits=%d",
+             cols, g.threads / 32, g.planes);
 }
 
 /* gemm_step.plan: what launch_gemm launches for p, without launching it. */
@@ -303,7 +305,7 @@ static int plan_gemm(gemm_args *p, int sms) {
         describe_gemv_m(p->kernel, g.rows, g.planes);
     }
     else if (!strcmp(plan.path, "gemv_n"))
-        describe_gemv_n(p->kernel, gemv_n_cols(p->n), gemv_n_shape(p->m, p->n, p->k, sms).planes);
+        describe_gemv_n(p->kernel, gemv_n_cols(p->n), gemv_n_shape(p->m, p->n, p->k, sms));
     else
         describe_fallback(p->kernel);
     return 0;

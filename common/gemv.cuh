@@ -123,20 +123,20 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
 
 /* N small: A streamed. A warp owns a row of C and CN of its columns; each lane reads 16 bytes of
  * A's row a step (eight 2-byte loads where rows are not 16-byte units), GEMV_N_UNROLL steps in
- * flight. The block stages the GEMV_N_CHUNK rows of B column by column in shared memory, where a
- * lane finds its 8 values of a column in one 16-byte load. A warp reduction adds the lanes' sums.
- * CN = 1, 4 or 8: fewer sum registers leave room for more warps, more loads in flight. SPLIT
- * (step 20; k_chunk > 0, gridDim.y > 1): block (x, y) sums K range y into plane y of partial. */
+ * flight. The block stages GEMV_N_CHUNK rows of B by column in shared memory (a lane's 8 values of
+ * a column: one 16-byte load); a warp reduction adds the lanes' sums. CN = 1, 4 or 8: fewer sums,
+ * more warps, more loads in flight. Step 20: SPLIT (k_chunk > 0) sums K range y into plane y of
+ * partial; THREADS / 32 rows a block, more where many blocks would stage the same B. */
 #define GEMV_N_CHUNK (256 * GEMV_N_UNROLL) /* rows of B per stage: a warp's loads in flight */
-template <typename T, int CN, bool SPLIT = false>
-__global__ void __launch_bounds__(GEMV_THREADS)
+template <typename T, int CN, bool SPLIT = false, int THREADS = GEMV_THREADS>
+__global__ void __launch_bounds__(THREADS)
     gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
                   int k_chunk = 0, float *partial = nullptr) {
     __shared__ uint4 b_cols[CN][GEMV_N_CHUNK / 8]; /* [column][row / 8], 8 elements per unit */
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     /* blockIdx.x numbers (row block, column group) pairs: gridDim.y stops at 65535 */
-    const int row_blocks = ceil_div(M, GEMV_THREADS / 32);
-    const int row = blockIdx.x % row_blocks * (GEMV_THREADS / 32) + warp;
+    const int row_blocks = ceil_div(M, THREADS / 32);
+    const int row = blockIdx.x % row_blocks * (THREADS / 32) + warp;
     const int n0 = blockIdx.x / row_blocks * CN, cols = min(CN, N - n0);
     /* a warp past the last row reads that row and stores nothing: all meet the block's barriers */
     const T *a_row = A + (size_t)min(row, M - 1) * K;
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(GEMV_THREADS)
         /* the rows the warps' steps below reach: whole steps of 256 (zeros past k1) */
         const int rows = min(GEMV_N_CHUNK, ceil_div(k1 - k0, 256) * 256);
         T *const staged = reinterpret_cast<T *>(b_cols);
-        for (int i = threadIdx.x; i < CN * rows; i += GEMV_THREADS) {
+        for (int i = threadIdx.x; i < CN * rows; i += THREADS) {
             const int c = i / rows, k = k0 + i % rows;
             staged[c * GEMV_N_CHUNK + k - k0] =
                 c < cols && k < k1 ? B[(size_t)k * N + n0 + c] : static_cast<T>(0.0f);
