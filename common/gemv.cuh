@@ -121,8 +121,8 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
 /* N small: A streamed. A warp owns a row of C and CN of its columns; each lane reads 16 bytes of
  * A's row a step, GEMV_N_UNROLL steps in flight; the block stages GEMV_N_CHUNK rows of B by column
  * in shared memory (a lane's 8 values of a column: one 16-byte load). CN = 1, 4 or 8: fewer sums,
- * more warps. K % 8 != 0: a block's rows lie row_blocks apart; if that is a multiple of 8 they
- * start t elements past 16 bytes alike, B is staged t rows on (else 2-byte loads of A). Step 20:
+ * more warps. K % 8 != 0, K > 128, row_blocks a multiple of 8 (gemv_n_row_blocks): a block's rows
+ * lie row_blocks apart, start t elements past 16 bytes alike, B is staged t rows on. Step 20:
  * SPLIT sums K range y into plane y of partial; THREADS / 32 rows, more to stage B less often. */
 #define GEMV_N_CHUNK (256 * GEMV_N_UNROLL) /* rows of B per stage: a warp's loads in flight */
 static int gemv_n_row_blocks(int m, int k, int rows) { /* K % 8 != 0: a multiple of 8 (below) */
@@ -136,10 +136,10 @@ __global__ void __launch_bounds__(THREADS)
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     /* blockIdx.x numbers (row block, column group) pairs: gridDim.y stops at 65535 */
     const int row_blocks = gridDim.x / ceil_div(N, CN), rb = blockIdx.x % row_blocks;
-    const int row = K % 8 ? rb + row_blocks * warp : rb * (THREADS / 32) + warp;
+    const bool apart = K % 8 && K > 128 && row_blocks % 8 == 0, vec = K % 8 == 0 || apart;
+    const int row = apart ? rb + row_blocks * warp : rb * (THREADS / 32) + warp;
     const int n0 = blockIdx.x / row_blocks * CN, cols = min(CN, N - n0);
-    const bool vec = K % 8 == 0 || row_blocks % 8 == 0; /* the rows share t */
-    const int t = vec ? (int)((size_t)(A + (size_t)rb * K) % 16 / 2) : 0;
+    const int t = vec ? (int)((size_t)(A + (size_t)rb * K) % 16 / 2) : 0; /* the rows share it */
     /* element k of the row is a_row[k + t]; a warp past the last row loads and stores nothing */
     const T *a_row = A + (size_t)min(row, M - 1) * K - t;
     float acc[CN] = {};
