@@ -31,7 +31,8 @@
 #define WGMMA_K 16
 #define OUT_COLS 32 /* one 128-byte swizzle row of FP32: the width of an epilogue chunk */
 #define PATHS                                                                                      \
-    "tma_n256 tma_n192 tma_n128 tma_n96 tma_n64 splitk swap gemv_m gemv_n fallback"
+    "tma_n256 tma_n192 tma_n128 tma_n96 tma_n64 splitk swap gemv_m gemv_n "     \
+    "fallback"
 
 /* What follows from the tile: WG consumer warpgroups of 64 rows each (BM = 64 WG), BN columns
  * (the wgmma instruction's N). */
@@ -418,7 +419,7 @@ template <typename T> static cudaError_t launch_gemv_m(gemm_args *p) {
 /* gemv_n: CN = 1, 4 or 8 columns per warp, as gemv_n_cols says (plan.h). */
 template <typename T, int CN> static cudaError_t launch_gemv_n_cols(gemm_args *p) {
     describe_gemv_n(p->kernel, CN);
-    dim3 grid(gemv_n_row_blocks(p->m, p->k, GEMV_THREADS / 32) * ceil_div(p->n, CN));
+    dim3 grid(ceil_div(p->m, GEMV_THREADS / 32) * ceil_div(p->n, CN));
     gemv_n_kernel<T, CN><<<grid, GEMV_THREADS>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
                                                  (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();

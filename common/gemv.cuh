@@ -5,6 +5,8 @@
 #ifndef GEMV_CUH
 #define GEMV_CUH
 
+#include <stdint.h>
+
 #include "gemm.h"
 
 /* ---- GEMV: M or N of at most GEMV_ROWS. Per element of the large matrix there are 2 M (or 2 N)
@@ -22,15 +24,16 @@ template <typename T> static __device__ __forceinline__ void unpack8(uint4 u, fl
     for (int e = 0; e < 8; e++) x[e] = static_cast<float>(h[e]);
 }
 
-/* p[i .. i + 7] as stored, zeros outside p[lo .. n - 1], for unpack8 later (many in flight before
- * the first is used): one streaming 16-byte load (read once: evict first) where the row allows it
- * (vec: p on 16 bytes, i a multiple of 8), else eight 2-byte loads. */
+/* x[i .. i + 7] of a row of `len` elements as they are stored, zeros past the end, for unpack8
+ * later, so that a thread can have many in flight before it waits for the first: one streaming
+ * 16-byte load (read once: evict first) where the row allows it (vec: the row starts on 16 bytes
+ * and i is a multiple of 8), else eight 2-byte loads. */
 template <typename T>
-static __device__ __forceinline__ uint4 load8_raw(const T *p, int i, int n, bool vec, int lo = 0) {
-    if (vec && i >= lo && i + 8 <= n) return __ldcs(reinterpret_cast<const uint4 *>(p + i));
+static __device__ __forceinline__ uint4 load8_raw(const T *row, int i, int len, bool vec) {
+    if (vec && i + 8 <= len) return __ldcs(reinterpret_cast<const uint4 *>(row + i));
     union { uint4 raw; T h[8]; } u;
 #pragma unroll
-    for (int e = 0; e < 8; e++) u.h[e] = i + e >= lo && i + e < n ? p[i + e] : static_cast<T>(0.0f);
+    for (int e = 0; e < 8; e++) u.h[e] = i + e < len ? row[i + e] : static_cast<T>(0.0f);
     return u.raw;
 }
 
@@ -119,15 +122,12 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
 }
 
 /* N small: A streamed. A warp owns a row of C and CN of its columns; each lane reads 16 bytes of
- * A's row a step, GEMV_N_UNROLL steps in flight; the block stages GEMV_N_CHUNK rows of B by column
- * in shared memory (a lane's 8 values of a column: one 16-byte load). CN = 1, 4 or 8: fewer sums,
- * more warps. K % 8 != 0, K > 128, row_blocks a multiple of 8 (gemv_n_row_blocks): a block's rows
- * lie row_blocks apart, start t elements past 16 bytes alike, B is staged t rows on. Step 20:
- * SPLIT sums K range y into plane y of partial; THREADS / 32 rows, more to stage B less often. */
+ * A's row a step (eight 2-byte loads where rows are not 16-byte units), GEMV_N_UNROLL steps in
+ * flight. The block stages GEMV_N_CHUNK rows of B by column in shared memory (a lane's 8 values of
+ * a column: one 16-byte load); a warp reduction adds the lanes' sums. CN = 1, 4 or 8: fewer sums,
+ * more warps, more loads in flight. Step 20: SPLIT (k_chunk > 0) sums K range y into plane y of
+ * partial; THREADS / 32 rows a block, more where many blocks would stage the same B. */
 #define GEMV_N_CHUNK (256 * GEMV_N_UNROLL) /* rows of B per stage: a warp's loads in flight */
-static int gemv_n_row_blocks(int m, int k, int rows) { /* K % 8 != 0: a multiple of 8 (below) */
-    return k % 8 && k > 128 && m >= 8 * rows ? ceil_div(m, 8 * rows) * 8 : ceil_div(m, rows);
-}
 template <typename T, int CN, bool SPLIT = false, int THREADS = GEMV_THREADS>
 __global__ void __launch_bounds__(THREADS)
     gemv_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
@@ -135,31 +135,30 @@ __global__ void __launch_bounds__(THREADS)
     __shared__ uint4 b_cols[CN][GEMV_N_CHUNK / 8]; /* [column][row / 8], 8 elements per unit */
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     /* blockIdx.x numbers (row block, column group) pairs: gridDim.y stops at 65535 */
-    const int row_blocks = gridDim.x / ceil_div(N, CN), rb = blockIdx.x % row_blocks;
-    const bool apart = K % 8 && K > 128 && row_blocks % 8 == 0, vec = K % 8 == 0 || apart;
-    const int row = apart ? rb + row_blocks * warp : rb * (THREADS / 32) + warp;
+    const int row_blocks = ceil_div(M, THREADS / 32);
+    const int row = blockIdx.x % row_blocks * (THREADS / 32) + warp;
     const int n0 = blockIdx.x / row_blocks * CN, cols = min(CN, N - n0);
-    const int t = vec ? (int)((size_t)(A + (size_t)rb * K) % 16 / 2) : 0; /* the rows share it */
-    /* element k of the row is a_row[k + t]; a warp past the last row loads and stores nothing */
-    const T *a_row = A + (size_t)min(row, M - 1) * K - t;
+    /* a warp past the last row reads that row and stores nothing: all meet the block's barriers */
+    const T *a_row = A + (size_t)min(row, M - 1) * K;
+    const bool vec = K % 8 == 0 && (size_t)A % 16 == 0;
     float acc[CN] = {};
     const int k_begin = SPLIT && k_chunk ? blockIdx.y * k_chunk : 0;
-    const int k_end = SPLIT && k_chunk && blockIdx.y + 1 < gridDim.y ? k_begin + k_chunk : K + t;
+    const int k_end = SPLIT && k_chunk ? min(K, k_begin + k_chunk) : K;
     for (int k0 = k_begin; k0 < k_end; k0 += GEMV_N_CHUNK) {
         const int k1 = min(k_end, k0 + GEMV_N_CHUNK);
         /* A is read once: streaming loads, issued before the block waits to stage B */
         uint4 raw[GEMV_N_UNROLL];
 #pragma unroll
         for (int u = 0; u < GEMV_N_UNROLL; u++)
-            raw[u] = load8_raw(a_row, k0 + 8 * lane + 256 * u, row < M ? k1 : 0, vec, t);
+            raw[u] = load8_raw(a_row, k0 + 8 * lane + 256 * u, k1, vec);
         __syncthreads(); /* every warp is done with the previous rows of B */
         /* the rows the warps' steps below reach: whole steps of 256 (zeros past k1) */
         const int rows = min(GEMV_N_CHUNK, ceil_div(k1 - k0, 256) * 256);
         T *const staged = reinterpret_cast<T *>(b_cols);
         for (int i = threadIdx.x; i < CN * rows; i += THREADS) {
-            const int c = i / rows, k = k0 + i % rows - t; /* B's row */
-            staged[c * GEMV_N_CHUNK + k + t - k0] =
-                c < cols && k >= 0 && k + t < k1 ? B[(size_t)k * N + n0 + c] : static_cast<T>(0.0f);
+            const int c = i / rows, k = k0 + i % rows;
+            staged[c * GEMV_N_CHUNK + k - k0] =
+                c < cols && k < k1 ? B[(size_t)k * N + n0 + c] : static_cast<T>(0.0f);
         }
         __syncthreads();
 #pragma unroll
