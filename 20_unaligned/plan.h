@@ -281,7 +281,7 @@ static gemv_n_grid gemv_n_shape(int m, int n, int k, int sms) {
     const int cn = gemv_n_cols(n);
     const int rows = n > 1 && k > 512 && ceil_div(m, 16) * ceil_div(n, cn) >= sms ? 16 : 8;
     gemv_n_grid g = {ceil_div(m, rows) * ceil_div(n, cn), 0, 1, 32 * rows};
-    if (g.blocks * 2 > sms || k <= 512) return g; /* one range: the kernel writes C */
+    if (g.blocks * 2 > sms || k <= 512) return g; /* one range (so at 16 rows): writes C */
     const int ranges = ceil_div(sms, g.blocks);
     g.k_chunk = ceil_div(ceil_div(k, ranges), 256) * 256;
     g.planes = ceil_div(k, g.k_chunk); /* at least 2: k > 512 and ranges >= 2 */

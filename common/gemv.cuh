@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 1) /* 1: else ptxas caps R = 1 a
  * flight. The block stages GEMV_N_CHUNK rows of B by column in shared memory (a lane's 8 values of
  * a column: one 16-byte load); a warp reduction adds the lanes' sums. CN = 1, 4 or 8: fewer sums,
  * more warps, more loads in flight. Step 20: SPLIT (k_chunk > 0) sums K range y into plane y of
- * partial; THREADS / 32 rows a block, more where many blocks would stage the same B. */
+ * partial; THREADS / 32 rows a block (16 where gemv_n_shape says: B staged less often). */
 #define GEMV_N_CHUNK (256 * GEMV_N_UNROLL) /* rows of B per stage: a warp's loads in flight */
 template <typename T, int CN, bool SPLIT = false, int THREADS = GEMV_THREADS>
 __global__ void __launch_bounds__(THREADS)
