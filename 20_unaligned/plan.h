@@ -174,15 +174,16 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
     if (!f) {
         /* Bytes against FLOPs: with N or M of at most 8, an element of the large matrix meets at
          * most 16 FLOPs. The GEMV kernels stream it where a padded copy would read and write it
-         * once more (its rows not 16-byte units), and at M = 1 or N = 1; elsewhere the tile
-         * kernels measured faster (README.md). */
-        const bool gemv_m = p->m <= GEMV_ROWS && (pad & PAD_B || p->m == 1);
+         * once more (its rows not 16-byte units), at N = 1, and at M = 1 past one gemv_m block of
+         * columns (within one, the swapped tiles' split beat its many K ranges: README.md). */
+        const bool gemv_m =
+            p->m <= GEMV_ROWS && (pad & PAD_B || (p->m == 1 && p->n > 8 * GEMV_THREADS));
         /* where both fit, gemv_n: gemv_m's threads own 8 columns each, mostly idle at N <= 8 */
         const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1);
-        /* One K slice of the fallback's, at most a block per SM (a cut measured, not a limit):
-         * the small kernel (no tensor maps, 3 KB of code) starts sooner; faster than the tile and
-         * gemv_m kernels on most such shapes, even with gemv_n (docs/20_unaligned.md) */
-        const bool tiny = p->k <= 32 && ceil_div(p->m, 32) * ceil_div(p->n, 32) <= sms;
+        /* One K slice of the fallback's, at most a block per SM (a cut measured, not a limit), or
+         * gemv_n's shapes (a warp per row, at most 4 of its lanes loading): the small kernel (no
+         * tensor maps, 3 KB of code) starts sooner, or runs more rows at once (README.md) */
+        const bool tiny = p->k <= 32 && (ceil_div(p->m, 32) * ceil_div(p->n, 32) <= sms || gemv_n);
         *plan = tiny     ? named("fallback")
                 : gemv_n ? named("gemv_n")
                 : gemv_m ? named("gemv_m")
@@ -241,8 +242,7 @@ static void describe_fallback(char *out) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
 }
 static void describe_gemv_m(char *out, int rows, int splits) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows,
-             splits);
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows, splits);
 }
 
 /* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut aiming at

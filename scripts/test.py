@@ -275,7 +275,7 @@ SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x12
           "255x1000x33,1000x255x127,128x128x1,129x130x3,64x64x5,31x17x7,17x1000x64,1000x17x64,3x4096x100,"
           "256x257x256,257x256x260,96x100x36,132x68x132,1024x1024x1024,512x768x256,1x3000000x1,3000000x1x1,"
           "136x264x72,8x8x8,2056x2056x136,17000x8x8,16x8456x64,32x8456x64,64x8456x64,20x8460x72,"
-          "7x8x4500,5x3x3001,13x1x4096,8x33x293,2113x6x777,2113x3x777")
+          "7x8x4500,5x3x3001,13x1x4096,8x33x293,2113x6x777,2113x3x777,1x2048x4096")
 # 136x264x72 and 8x8x8: multiples of 8 (the 16-byte and TMA paths) with partial tiles in M, N and K.
 # 2056x2056x136 and 17000x8x8: more output tiles than an H200 has SMs (153 and 133 tiles of 128 x 256),
 # so that each block of step 12's persistent grid takes several, and strips of tile rows end early.
@@ -284,6 +284,7 @@ SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x12
 # 7x8x4500, 5x3x3001 and 13x1x4096: step 20's gemv_n cuts K (18, 12 and 16 ranges); K not a multiple
 # of 8 (2-byte loads), then 16-byte loads with two blocks of rows. 8x33x293: gemv_m's 8-row K
 # ranges. 2113x6x777 and 2113x3x777: gemv_n's blocks of 16 rows (133 on an H200, the last with one).
+# 1x2048x4096: M = 1 within one gemv_m block of columns, which step 20 gives the swapped tiles, split.
 SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8,17000x8x8,72x136x576,"
                     "130x64x17,1x1000x129,16x8456x64,5x3x3001,2113x3x777")
 # 72x136x576: K of 9 slices of 64, the smallest kind of shape split-K takes. 130x64x17 and 1x1000x129:
