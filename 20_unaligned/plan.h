@@ -172,12 +172,14 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
     const int pad = padding_for(p);
     const char *f = p->force_path;
     if (!f) {
+        const bool big_b = (double)p->k * p->n >= 1 << 23; /* 2^23 elements of B: 16 MB */
         /* Bytes against FLOPs: with N or M of at most 8, an element of the large matrix meets at
-         * most 16 FLOPs. The GEMV kernels stream it where a padded copy would read and write it
-         * once more (its rows not 16-byte units), at N = 1, and at M = 1 past one gemv_m block of
-         * columns (within one, the swapped tiles' split beat its many K ranges: README.md). */
-        const bool gemv_m =
-            p->m <= GEMV_ROWS && (pad & PAD_B || (p->m == 1 && p->n > 8 * GEMV_THREADS));
+         * most 16 FLOPs. gemv_n streams it at N = 1 or where its rows are not 16-byte units (a
+         * copy would read and write it once more); gemv_m at M = 1 past one of its 2,048-column
+         * blocks, and with N not a multiple of 8 where K <= 32 or B has 2^23 elements (B's copy
+         * costs more): elsewhere the swapped tiles beat its many K ranges (README.md). */
+        const bool gemv_m = p->m <= GEMV_ROWS && ((p->m == 1 && p->n > 8 * GEMV_THREADS) ||
+                                                  (pad & PAD_B && (p->k <= 32 || big_b)));
         /* where both fit, gemv_n: gemv_m's threads own 8 columns each, mostly idle at N <= 8 */
         const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1);
         /* One K slice of the fallback's, at most a block per SM (a cut measured, not a limit), or
