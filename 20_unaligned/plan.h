@@ -172,7 +172,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
     const int pad = padding_for(p);
     const char *f = p->force_path;
     if (!f) {
-        const bool big_b = (double)p->k * p->n >= 1 << 23; /* 2^23 elements of B: 16 MB */
+        const bool big_b = (double)p->k * p->n >= 1 << 23; /* past this B's copy costs more */
         /* Bytes against FLOPs: with N or M of at most 8, an element of the large matrix meets at
          * most 16 FLOPs. gemv_n streams it at N = 1 or where its rows are not 16-byte units (a
          * copy would read and write it once more); gemv_m at M = 1 past one of its 2,048-column
