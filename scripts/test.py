@@ -283,7 +283,8 @@ SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x12
 # 20: tiles of 128 rows, two consumer warpgroups; 64 rows of A under --path swap; B padded).
 # 7x8x4500, 5x3x3001 and 13x1x4096: step 20's gemv_n cuts K (18, 12 and 16 ranges); K not a multiple
 # of 8 (2-byte loads), then 16-byte loads with two blocks of rows. 8x33x293: gemv_m's 8-row K
-# ranges (its forced path; step 20's rules copy B and take the swapped tiles). 2113x6x777 and 2113x3x777: gemv_n's blocks of 16 rows (133 on an H200, the last with one).
+# ranges (its forced path; step 20's rules copy B and take the swapped tiles). 2113x6x777 and
+# 2113x3x777: gemv_n's blocks of 16 rows (133 on an H200, the last with one).
 # 1x2048x4096: M = 1 within one gemv_m block of columns, which step 20 gives the swapped tiles, split.
 SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8,17000x8x8,72x136x576,"
                     "130x64x17,1x1000x129,16x8456x64,5x3x3001,2113x3x777")
