@@ -359,7 +359,9 @@ def targets_table(rows, step):
     for size, goal in ((1024, 100), (1536, 100)):
         line(f"{size}^3 >= 100% (make bench)", goal,
              lambda dtype: (pct(bench[(dtype, str(size))]), None) if (dtype, str(size)) in bench else (None, None))
-    before = sorted({r["step"] for r in rows if r["run"] == "bench" and r["step"] < step})[-1:]
+    # the step before: the one this step builds on where it names one (25 on 20, not 24)
+    base = stepinfo.builds_on(ROOT, step) if os.path.isdir(os.path.join(ROOT, step)) else None
+    before = [base] if base else sorted({r["step"] for r in rows if r["run"] == "bench" and r["step"] < step})[-1:]
     prev = {r["dtype"]: r for r in rows if r["run"] == "bench" and r["step"] in before
             and r["m"] == r["n"] == r["k"] == "4096"}
     # % of cuBLAS moves by several points between runs: judged only where both rows share a run

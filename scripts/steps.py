@@ -78,3 +78,9 @@ if __name__ == "__main__":  # the Makefile's check of ARCH: nothing for a good o
             arch_row(sys.argv[1] if len(sys.argv) == 2 else "")
     except ValueError as e:
         print(e)
+
+
+def builds_on(root, step):
+    """The step a step's gemm.cu says it starts again from ("BUILDS_ON: 20_unaligned"), or None."""
+    m = re.search(r"BUILDS_ON: *(\d\d_[a-z0-9_]+)", open(os.path.join(root, step, "gemm.cu")).read())
+    return m.group(1) if m else None

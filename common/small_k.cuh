@@ -1,0 +1,121 @@
+/*
+ * small_k.cuh: step 25's CUDA-core kernel, for the shapes where the tensor cores are not the time:
+ * K so small that writing C is (2 FLOPs per product against 4 bytes of C: at K = 8, 4 FLOPs a
+ * byte, where the H200 stores 3-4 TB/s and its CUDA cores compute 60 TFLOPS), or a problem so
+ * small that a launch and a DRAM round trip are. It reads A and B in place, any alignment (no
+ * copy, no tensor map), and writes C straight from registers, a warp a row of 32 floats at a time.
+ */
+#ifndef SMALL_K_CUH
+#define SMALL_K_CUH
+
+#include <stdio.h>
+
+#include "gemm.h"
+
+#define SMALL_K_THREADS 256
+#define SMALL_K_SLICE 32 /* K per shared-memory slice: every K of at most 32 in one */
+
+/* The block's tile of C is (SMALL_K_THREADS / TX * TM) x (TX * TN): TX threads across a row of
+ * the tile, each TM rows x TN columns, its columns TX apart and its rows a tile of threads apart,
+ * so that at every (i, j) the TX threads store TX consecutive floats. */
+template <typename T, int TX, int TN, int TM>
+__global__ void __launch_bounds__(SMALL_K_THREADS, TM * TN >= 32 ? 2 : 3)
+    small_k_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,
+                   float *C) {
+    constexpr int TY = SMALL_K_THREADS / TX, BM = TY * TM, BN = TX * TN, KS = SMALL_K_SLICE;
+    static_assert(32 % TX == 0, "a warp holds whole rows of threads: its stores are whole rows");
+    static_assert(BM * KS % SMALL_K_THREADS == 0 && KS * BN % SMALL_K_THREADS == 0,
+                  "each thread loads the same number of elements of each slice");
+    constexpr int A_LOADS = BM * KS / SMALL_K_THREADS, B_LOADS = KS * BN / SMALL_K_THREADS;
+    /* +1: a column of A is read by threads of different rows, 33 words apart: no bank conflict */
+    __shared__ float As[BM][KS + 1];
+    __shared__ float Bs[KS][BN];
+    const int tiles_m = ceil_div(M, BM);
+    const int row0 = (blockIdx.x % tiles_m) * BM, col0 = (blockIdx.x / tiles_m) * BN;
+    const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
+    float acc[TM][TN] = {};
+    for (int k0 = 0; k0 < K; k0 += KS) {
+        const int kw = min(KS, K - k0);
+        /* Every load of the slice is issued before the first is used: one DRAM latency a slice.
+         * A's kw-wide piece of BM rows is counted as one run (at K <= 32 it is one: A's rows are
+         * contiguous), so that the threads load consecutive elements whatever kw is. */
+        float a[A_LOADS], b[B_LOADS];
+#pragma unroll
+        for (int i = 0; i < A_LOADS; i++) {
+            const int e = threadIdx.x + SMALL_K_THREADS * i, r = e / kw, c = e % kw;
+            a[i] = r < BM && row0 + r < M ? static_cast<float>(A[(size_t)(row0 + r) * K + k0 + c])
+                                          : 0.0f;
+        }
+#pragma unroll
+        for (int i = 0; i < B_LOADS; i++) {
+            const int e = threadIdx.x + SMALL_K_THREADS * i, r = e / BN, c = e % BN;
+            b[i] = r < kw && col0 + c < N ? static_cast<float>(B[(size_t)(k0 + r) * N + col0 + c])
+                                          : 0.0f;
+        }
+        if (k0 > 0) __syncthreads(); /* the last slice's reads of As and Bs are done */
+#pragma unroll
+        for (int i = 0; i < A_LOADS; i++) {
+            const int e = threadIdx.x + SMALL_K_THREADS * i;
+            if (e / kw < BM) As[e / kw][e % kw] = a[i];
+        }
+#pragma unroll
+        for (int i = 0; i < B_LOADS; i++) {
+            const int e = threadIdx.x + SMALL_K_THREADS * i;
+            Bs[e / BN][e % BN] = b[i];
+        }
+        __syncthreads();
+        for (int k = 0; k < kw; k++) {
+            float av[TM], bv[TN];
+#pragma unroll
+            for (int i = 0; i < TM; i++) av[i] = As[ty + TY * i][k];
+#pragma unroll
+            for (int j = 0; j < TN; j++) bv[j] = Bs[k][tx + TX * j];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        const int row = row0 + ty + TY * i;
+#pragma unroll
+        for (int j = 0; j < TN; j++) {
+            const int col = col0 + tx + TX * j;
+            if (row >= M || col >= N) continue;
+            float *c = &C[(size_t)row * N + col];
+            *c = beta == 0.0f ? alpha * acc[i][j] : alpha * acc[i][j] + beta * *c;
+        }
+    }
+}
+
+/* The tile: the widest of 64 x 128, 64 x 32 and 128 x 8 that M and N fill by more than half and
+ * that gives every SM a block; else 32 x 8, four times the blocks of 128 x 8, for a small problem. */
+typedef struct {
+    int bm, bn, blocks;
+} small_k_grid;
+static small_k_grid small_k_tile(int m, int n, int sms) {
+    static const int tiles[][2] = {{64, 128}, {64, 32}, {128, 8}};
+    for (const auto &t : tiles) {
+        const small_k_grid g = {t[0], t[1], ceil_div(m, t[0]) * ceil_div(n, t[1])};
+        if ((t[1] == 8 || 2 * n > t[1]) && 2 * m > t[0] && g.blocks >= sms) return g;
+    }
+    return {32, 8, ceil_div(m, 32) * ceil_div(n, 8)};
+}
+static void describe_small_k(char *out, const small_k_grid &g) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=small_k tile=%dx%d", g.bm, g.bn);
+}
+
+template <typename T> static cudaError_t launch_small_k(gemm_args *p, int sms) {
+    const small_k_grid g = small_k_tile(p->m, p->n, sms);
+    describe_small_k(p->kernel, g);
+    /* (TX, TN, TM) for each tile of small_k_tile */
+    auto kernel = g.bn == 128 ? small_k_kernel<T, 32, 4, 8>
+                  : g.bn == 32 ? small_k_kernel<T, 32, 1, 8>
+                  : g.bm == 128 ? small_k_kernel<T, 8, 1, 4> : small_k_kernel<T, 8, 1, 1>;
+    kernel<<<g.blocks, SMALL_K_THREADS>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
+                                         (const T *)p->b, p->beta, p->c);
+    return cudaGetLastError();
+}
+
+#endif
