@@ -143,7 +143,8 @@ def dispatch_table(rows, step):
     """A step that chooses its kernel by shape (13): for every shape of make shapes and make sweep,
     the path it took and its % of cuBLAS beside the step before it, per dtype, from one run."""
     rows = [r for r in rows if r["run"] in ("shapes", "sweep")]
-    prev = f"{int(step[:2]) - 1:02d}_"
+    base = stepinfo.builds_on(ROOT, step) if os.path.isdir(os.path.join(ROOT, step)) else None
+    prev = base or f"{int(step[:2]) - 1:02d}_"  # the step it builds on, else the one before
     key = lambda r: (r["dtype"], r["m"], r["n"], r["k"])
     same = lambda a, b: a["commit"][:7] == b["commit"][:7]  # (a commit as 7 or 12 hex digits)
     # per shape the step's row and the step before's from one run (commit) where there is one
