@@ -368,8 +368,8 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 #include "gemv.cuh" /* the GEMV kernels of step 18 */
 #include "small_k.cuh" /* this step */
 
-/* Tiny shapes (plan.h): one K slice, or no 16-byte rows where a copy costs more than it saves:
- * a plain 32 x 32 shared-memory tiling (the idea of step 03), correct and slow. */
+/* Small shapes with K > 32 (plan.h), where small_k's slices cost more: a plain 32 x 32
+ * shared-memory tiling (the idea of step 03), a thread per element of C, correct and slow. */
 template <typename T>
 __global__ void __launch_bounds__(1024)
     fallback_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,

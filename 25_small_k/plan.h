@@ -146,10 +146,11 @@ static int padding_for(const gemm_args *p) {
            (p->n % 4 || (size_t)p->c % 16 ? C_DIRECT : 0);
 }
 
-/* A shape without 16-byte rows: the tile kernels on padded copies (path "padded"), or the
- * CUDA-core kernel where its estimate beats theirs with the copy's launch and bytes added (and C's
- * bytes, on their side only: fitted where the two meet, README.md). The fallback: 32 x 32 tiles,
- * 2 blocks per SM, a 32-deep K slice a DRAM latency (FALLBACK_SLICE_US), at most FALLBACK_FLOPS. */
+/* A shape without 16-byte rows: the tile kernels on padded copies (path "padded"), or a CUDA-core
+ * kernel where the fallback's estimate beats theirs with the copy's launch and bytes added (and C's
+ * bytes, on their side only: fitted where the two meet, README.md): small_k at K <= 32, on the
+ * fallback's model (not refitted: small_k is as fast or faster there), else the fallback: 32 x 32
+ * tiles, 2 blocks per SM, a 32-deep K slice a DRAM latency (FALLBACK_SLICE_US), FALLBACK_FLOPS. */
 #define FALLBACK_SLICE_US 1.5
 #define FALLBACK_FLOPS 8.5e12
 #define COPY_LAUNCH_US 4.0 /* what the copy's launch adds to a small problem on the H200 */
@@ -184,7 +185,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1);
         /* One K slice of small_k (common/small_k.cuh), and at most a 32 x 32 block per SM (a cut
          * measured, not a limit), or gemv_n's shapes (a warp per row, at most 4 of its lanes
-         * loading), or N = 8 (a tile 64 wide, mostly zeros): a small kernel without tensor maps
+         * loading), or N <= 8 (a tile 64 wide, mostly zeros): a small kernel without tensor maps
          * starts sooner, or runs more rows at once (README.md) */
         const bool tiny = p->k <= 32 && (ceil_div(p->m, 32) * ceil_div(p->n, 32) <= sms || gemv_n ||
                                          p->n <= GEMV_ROWS);
