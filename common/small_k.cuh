@@ -17,12 +17,12 @@
 
 /* The block's tile of C is (SMALL_K_THREADS / TX * TM) x (TX * TN): TX threads across a row of
  * the tile, each TM rows x TN columns, its columns TX apart and its rows a tile of threads apart,
- * so that at every (i, j) the TX threads store TX consecutive floats. */
-template <typename T, int TX, int TN, int TM>
+ * so that at every (i, j) the TX threads store TX consecutive floats. K goes KS at a time. */
+template <typename T, int TX, int TN, int TM, int KS = SMALL_K_SLICE>
 __global__ void __launch_bounds__(SMALL_K_THREADS, TM * TN >= 32 ? 2 : 3)
     small_k_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,
                    float *C) {
-    constexpr int TY = SMALL_K_THREADS / TX, BM = TY * TM, BN = TX * TN, KS = SMALL_K_SLICE;
+    constexpr int TY = SMALL_K_THREADS / TX, BM = TY * TM, BN = TX * TN;
     static_assert(32 % TX == 0, "a warp holds whole rows of threads: its stores are whole rows");
     static_assert(BM * KS % SMALL_K_THREADS == 0 && KS * BN % SMALL_K_THREADS == 0,
                   "each thread loads the same number of elements of each slice");
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(SMALL_K_THREADS, TM * TN >= 32 ? 2 : 3)
     for (int k0 = 0; k0 < K; k0 += KS) {
         const int kw = min(KS, K - k0);
         /* Every load of the slice is issued before the first is used: one DRAM latency a slice.
-         * A's kw-wide piece of BM rows is counted as one run (at K <= 32 it is one: A's rows are
+         * A's kw-wide piece of BM rows is counted as one run (at K <= KS it is one: A's rows are
          * contiguous), so that the threads load consecutive elements whatever kw is. */
         float a[A_LOADS], b[B_LOADS];
 #pragma unroll
@@ -109,8 +109,9 @@ static void describe_small_k(char *out, const small_k_grid &g) {
 template <typename T> static cudaError_t launch_small_k(gemm_args *p, int sms) {
     const small_k_grid g = small_k_tile(p->m, p->n, sms);
     describe_small_k(p->kernel, g);
-    /* (TX, TN, TM) for each tile of small_k_tile */
-    auto kernel = g.bn == 128 ? small_k_kernel<T, 32, 4, 8>
+    /* (TX, TN, TM) for each tile of small_k_tile; the widest in slices of 16: with 32 its loads
+     * in flight and its 32 sums need more than the 128 registers of two blocks per SM */
+    auto kernel = g.bn == 128 ? small_k_kernel<T, 32, 4, 8, 16>
                   : g.bn == 32 ? small_k_kernel<T, 32, 1, 8>
                   : g.bm == 128 ? small_k_kernel<T, 8, 1, 4> : small_k_kernel<T, 8, 1, 1>;
     kernel<<<g.blocks, SMALL_K_THREADS>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
