@@ -13,7 +13,7 @@
 #include "gemm.h"
 
 #define SMALL_K_THREADS 256
-#define SMALL_K_SLICE 32 /* K per shared-memory slice: every K of at most 32 in one */
+#define SMALL_K_SLICE 32 /* K per shared-memory slice (16 in the 64 x 128 tile, launch_small_k) */
 
 /* The block's tile of C is (SMALL_K_THREADS / TX * TM) x (TX * TN): TX threads across a row of
  * the tile, each TM rows x TN columns, its columns TX apart and its rows a tile of threads apart,
