@@ -143,8 +143,7 @@ def dispatch_table(rows, step):
     """A step that chooses its kernel by shape (13): for every shape of make shapes and make sweep,
     the path it took and its % of cuBLAS beside the step before it, per dtype, from one run."""
     rows = [r for r in rows if r["run"] in ("shapes", "sweep")]
-    base = stepinfo.builds_on(ROOT, step) if os.path.isdir(os.path.join(ROOT, step)) else None
-    prev = base or f"{int(step[:2]) - 1:02d}_"  # the step it builds on, else the one before
+    prev = stepinfo.builds_on(ROOT, step) or f"{int(step[:2]) - 1:02d}_"  # else the one before
     key = lambda r: (r["dtype"], r["m"], r["n"], r["k"])
     same = lambda a, b: a["commit"][:7] == b["commit"][:7]  # (a commit as 7 or 12 hex digits)
     # per shape the step's row and the step before's from one run (commit) where there is one
@@ -361,7 +360,7 @@ def targets_table(rows, step):
         line(f"{size}^3 >= 100% (make bench)", goal,
              lambda dtype: (pct(bench[(dtype, str(size))]), None) if (dtype, str(size)) in bench else (None, None))
     # the step before: the one this step builds on where it names one (25 on 20, not 24)
-    base = stepinfo.builds_on(ROOT, step) if os.path.isdir(os.path.join(ROOT, step)) else None
+    base = stepinfo.builds_on(ROOT, step)
     before = [base] if base else sorted({r["step"] for r in rows if r["run"] == "bench" and r["step"] < step})[-1:]
     prev = {r["dtype"]: r for r in rows if r["run"] == "bench" and r["step"] in before
             and r["m"] == r["n"] == r["k"] == "4096"}

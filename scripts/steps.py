@@ -71,6 +71,14 @@ def step_dtypes(root, step):
     return ["fp16", "bf16"] if "GEMM_F16 | GEMM_BF16" in src else ["fp32"]
 
 
+def builds_on(root, step):
+    """The step a step's gemm.cu says it starts again from ("BUILDS_ON: 20_unaligned"), or None
+    (also for a step that is not in the tree)."""
+    path = os.path.join(root, step, "gemm.cu")
+    m = os.path.isfile(path) and re.search(r"BUILDS_ON: *(\d\d_[a-z0-9_]+)", open(path).read())
+    return m.group(1) if m else None
+
+
 if __name__ == "__main__":  # the Makefile's check of ARCH: nothing for a good one, else the reason
     import sys
     try:
@@ -78,9 +86,3 @@ if __name__ == "__main__":  # the Makefile's check of ARCH: nothing for a good o
             arch_row(sys.argv[1] if len(sys.argv) == 2 else "")
     except ValueError as e:
         print(e)
-
-
-def builds_on(root, step):
-    """The step a step's gemm.cu says it starts again from ("BUILDS_ON: 20_unaligned"), or None."""
-    m = re.search(r"BUILDS_ON: *(\d\d_[a-z0-9_]+)", open(os.path.join(root, step, "gemm.cu")).read())
-    return m.group(1) if m else None
