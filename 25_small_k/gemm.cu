@@ -422,14 +422,14 @@ __global__ void __launch_bounds__(256) pad_rows(pad_job a, pad_job b, size_t a_u
     reinterpret_cast<uint4 *>(dst)[(row * ld + col) / 8] = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-/* A and B as the tensor maps read them: the operands themselves, or (pad) their copies in rows
- * of a multiple of 8 elements, made by one pad_rows launch. */
+/* A and B as the tensor maps read them: the operands, or their copies (pad: rows of a multiple of
+ * 8 elements, B's of 64 where WIDE_B), made by one pad_rows launch. */
 static cudaError_t padded_operands(const gemm_args *p, int pad, const void **a, int *lda,
                                    const void **b, int *ldb) {
     *a = p->a, *b = p->b, *lda = p->k, *ldb = p->n;
     if (!(pad & (PAD_A | PAD_B))) return cudaSuccess;
     if (pad & PAD_A) *lda = ceil_div(p->k, 8) * 8;
-    if (pad & PAD_B) *ldb = ceil_div(p->n, 8) * 8;
+    if (pad & PAD_B) *ldb = pad & WIDE_B ? 64 : ceil_div(p->n, 8) * 8;
     const size_t a_units = pad & PAD_A ? (size_t)p->m * *lda / 8 : 0;
     const size_t b_units = pad & PAD_B ? (size_t)p->k * *ldb / 8 : 0;
     const size_t a_bytes = ceil_div(a_units * 16, (size_t)256) * 256; /* B's copy on 256 bytes */
@@ -447,7 +447,7 @@ static cudaError_t padded_operands(const gemm_args *p, int pad, const void **a, 
 /* Step 13's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges, swapped or in pairs. */
 template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1>
 static cudaError_t launch_tma(gemm_args *p, int splits) {
-    const int pad = padding_for(p);
+    const int pad = copies_for(p, SWAP);
     describe_tile(p->kernel, BN, WG, SWAP, PAIR, splits, pad);
     const void *a, *b;
     int lda, ldb;
@@ -472,10 +472,10 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     static int clusters = 0; /* how many clusters of PAIR blocks fit on the GPU at once */
     if (made.a != a || made.b != b || made.c != p->c || made.m != p->m || made.n != p->n ||
         made.k != p->k || made.dtype != p->dtype) {
-        /* A's box: BK x BM / PAIR rows (each block of a pair loads its share), or (swapped, A is
-         * the B operand) BK x BN rows */
+        /* A's box: BK x BM / PAIR rows (a block of a pair loads its share), swapped BK x BN */
         err = make_map(&map_a, a, p->m, p->k, BK, SWAP ? BN : ring::BM / PAIR, type, 2, lda);
-        if (err == cudaSuccess) err = make_map(&map_b, b, p->k, p->n, 64, BK, type, 2, ldb);
+        if (err == cudaSuccess) /* WIDE_B: the box over the copy's zeros, inside the map */
+            err = make_map(&map_b, b, p->k, pad & WIDE_B ? ldb : p->n, 64, BK, type, 2, ldb);
         /* C's box: 64 rows (a consumer warpgroup's) x OUT_COLS, FP32; none for direct stores */
         if (err == cudaSuccess && !(pad & C_DIRECT))
             err = make_map(&map_c, p->c, p->m, p->n, OUT_COLS, 64, CU_TENSOR_MAP_DATA_TYPE_FLOAT32,

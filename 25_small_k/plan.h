@@ -139,11 +139,19 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
 /* What the tile kernels need first: TMA moves rows of whole 16-byte units from 16-byte aligned
  * bases. PAD_A: A copied into rows of a multiple of 8 elements (K not a multiple of 8); PAD_B: B
  * likewise (N); C_DIRECT: C (FP32) stored without TMA (N not a multiple of 4). */
-enum { PAD_A = 1, PAD_B = 2, C_DIRECT = 4 };
+enum { PAD_A = 1, PAD_B = 2, C_DIRECT = 4, WIDE_B = 8 };
 static int padding_for(const gemm_args *p) {
     return (p->k % 8 || (size_t)p->a % 16 ? PAD_A : 0) |
            (p->n % 8 || (size_t)p->b % 16 ? PAD_B : 0) |
            (p->n % 4 || (size_t)p->c % 16 ? C_DIRECT : 0);
+}
+/* The copies a tile kernel makes: padding_for's, and WIDE_B: B copied into rows of 64 elements
+ * where N < 64 is not a multiple of 16 (not swapped). B's boxes over rows of 16 or 48 bytes (N = 8,
+ * 24) streamed A at two thirds of the rate of rows of 32 or 64 (N = 16, 32: README.md); the copy's
+ * launch costs about a microsecond, repaid from 3 MB of A (measured between 2.2 and 3.2 MB). */
+static int copies_for(const gemm_args *p, bool swap) {
+    const bool wide_b = !swap && p->n < 64 && p->n % 16 && (double)p->m * p->k >= 3 << 19;
+    return padding_for(p) | (wide_b ? PAD_B | WIDE_B : 0);
 }
 
 /* A shape without 16-byte rows: the tile kernels on padded copies (path "padded"), or a CUDA-core
@@ -181,8 +189,11 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * costs more): elsewhere the swapped tiles beat its many K ranges (README.md). */
         const bool gemv_m = p->m <= GEMV_ROWS && ((p->m == 1 && p->n > 8 * GEMV_THREADS) ||
                                                   (pad & PAD_B && (p->k <= 32 || big_b)));
-        /* where both fit, gemv_n: gemv_m's threads own 8 columns each, mostly idle at N <= 8 */
-        const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1);
+        /* where both fit, gemv_n: gemv_m's threads own 8 columns each, mostly idle at N <= 8.
+         * Not N of 5 to 8 with K past one GEMV_N_CHUNK and M >= 128: its 8 sums a lane are CUDA-
+         * core work that the padded tiles beat (measured from M = 128 on, README.md) */
+        const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1) &&
+                            (p->n <= 4 || p->k <= GEMV_N_CHUNK || p->m < 128);
         /* One K slice of small_k (common/small_k.cuh), and at most a 32 x 32 block per SM (a cut
          * measured, not a limit), or gemv_n's shapes (a warp per row, at most 4 of its lanes
          * loading), or N <= 8 (a tile 64 wide, mostly zeros): a small kernel without tensor maps
@@ -241,12 +252,13 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
 
 /* The instantiation a launch ran, in the words --plan, the summary and the CSV use. */
 static void describe_tile(char *out, int bn, int wg, bool swap, int pair, int splits, int pad) {
-    static const char *const copies[] = {"", " pad=A", " pad=B", " pad=AB"};
+    static const char *const copies[] = {"", " pad=A", " pad=B", " pad=AB"}; /* B: 64 if WIDE_B */
     /* (the swapped and split products store C from registers, without TMA, whatever N is) */
     const bool direct = pad & C_DIRECT && !swap && splits == 1;
     snprintf(out, sizeof(((gemm_args *)0)->kernel),
-             "tile=%dx%d wg=%d swap=%d cluster=%d splits=%d%s%s", 64 * wg, bn, wg, swap, pair,
-             splits, copies[pad & (PAD_A | PAD_B)], direct ? " store=direct" : "");
+             "tile=%dx%d wg=%d swap=%d cluster=%d splits=%d%s%s%s", 64 * wg, bn, wg, swap, pair,
+             splits, copies[pad & (PAD_A | PAD_B)], pad & WIDE_B ? "64" : "",
+             direct ? " store=direct" : "");
 }
 static void describe_fallback(char *out) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
@@ -309,7 +321,7 @@ static int plan_gemm(gemm_args *p, int sms) {
     p->path = plan.path;
     if (plan.bn)
         describe_tile(p->kernel, plan.bn, plan.wg, plan.swap, plan.pair, plan.splits,
-                      padding_for(p));
+                      copies_for(p, plan.swap));
     else if (!strcmp(plan.path, "gemv_m")) {
         const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sms);
         describe_gemv_m(p->kernel, g.rows, g.planes);
