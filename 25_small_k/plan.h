@@ -295,16 +295,25 @@ static gemv_m_grid gemv_m_shape(int m, int n, int k, int sms) {
 static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
 /* gemv_n: 16 rows a block (B staged half as often) where N > 1, K > 512 and they fill the SMs.
  * K ranges where blocks fill at most half the SMs: multiples of 256 rows (a warp's step), a block
- * per SM, added by splitk_reduce; not at K <= 512. Own instantiation: it slowed whole K (docs). */
+ * per SM, added by splitk_reduce; not at K <= 512. Own instantiation: it slowed whole K (docs).
+ * Step 25: also where its warps (a row each) are fewer than GEMV_N_WARPS per SM and K spans
+ * chunks: a warp's 4 loads in flight leave DRAM idle (1024 x 4 x 10751: 57.6 -> 30.5 us); as many
+ * ranges as bring them there, each at least a GEMV_N_CHUNK, in blocks of 8 rows. */
+#define GEMV_N_WARPS 16
 struct gemv_n_grid {
     int blocks, k_chunk, planes, threads;
 };
 static gemv_n_grid gemv_n_shape(int m, int n, int k, int sms) {
-    const int cn = gemv_n_cols(n);
+    const int cn = gemv_n_cols(n), warps = m * ceil_div(n, cn);
     const int rows = n > 1 && k > 512 && ceil_div(m, 16) * ceil_div(n, cn) >= sms ? 16 : 8;
     gemv_n_grid g = {ceil_div(m, rows) * ceil_div(n, cn), 0, 1, 32 * rows};
-    if (g.blocks * 2 > sms || k <= 512) return g; /* one range (so at 16 rows): writes C */
-    const int ranges = ceil_div(sms, g.blocks);
+    int ranges = 1;
+    if (g.blocks * 2 <= sms && k > 512)
+        ranges = ceil_div(sms, g.blocks);
+    else if (warps < GEMV_N_WARPS * sms && k > GEMV_N_CHUNK)
+        ranges = std::min(ceil_div(GEMV_N_WARPS * sms, warps), k / GEMV_N_CHUNK);
+    if (ranges < 2) return g; /* one range (so at 16 rows): writes C */
+    g = {ceil_div(m, 8) * ceil_div(n, cn), 0, 1, 256};
     g.k_chunk = ceil_div(ceil_div(k, ranges), 256) * 256;
     g.planes = ceil_div(k, g.k_chunk); /* at least 2: k > 512 and ranges >= 2 */
     return g;

@@ -572,8 +572,12 @@ def kernel_matches(path, kernel, shape=(8, 8, 8)):
     if path == "padded":  # a tile kernel, on copies of exactly the operands whose rows need them
         m, n, k = shape
         direct = n % 4 != 0 and w.get("swap") == "0" and w.get("splits") == "1"
-        return ("tile" in w and w.get("pad", "") == "A" * (k % 8 != 0) + "B" * (n % 8 != 0)
-                and ("store" in w) == direct)
+        # step 25's WIDE_B ("B64"): B copied into rows of 64 only where its rule holds
+        pad = w.get("pad", "")
+        wide = pad.endswith("64")
+        wide_ok = not wide or (n < 64 and n % 16 != 0 and m * k >= 3 << 19 and w.get("swap") == "0")
+        return ("tile" in w and pad.removesuffix("64") == "A" * (k % 8 != 0) + "B" * (n % 8 != 0 or wide)
+                and wide_ok and ("store" in w) == direct)
     return w.get("kernel") == path
 
 
