@@ -148,7 +148,7 @@ static int padding_for(const gemm_args *p) {
 /* The copies a tile kernel makes: padding_for's, and WIDE_B: B copied into rows of 64 elements
  * where N < 64 is not a multiple of 16 (not swapped). B's boxes over rows of 16 or 48 bytes (N = 8,
  * 24) streamed A at two thirds of the rate of rows of 32 or 64 (N = 16, 32: README.md); the copy's
- * launch costs about a microsecond, repaid from 3 MB of A (measured between 2.2 and 3.2 MB). */
+ * launch costs about a microsecond, repaid from 3 MB of A (README.md). */
 static int copies_for(const gemm_args *p, bool swap) {
     const bool wide_b = !swap && p->n < 64 && p->n % 16 && (double)p->m * p->k >= 3 << 19;
     return padding_for(p) | (wide_b ? PAD_B | WIDE_B : 0);
@@ -297,8 +297,8 @@ static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
  * K ranges where blocks fill at most half the SMs: multiples of 256 rows (a warp's step), a block
  * per SM, added by splitk_reduce; not at K <= 512. Own instantiation: it slowed whole K (docs).
  * Step 25: also where its warps (a row each) are fewer than GEMV_N_WARPS per SM and K spans
- * chunks: a warp's 4 loads in flight leave DRAM idle (1024 x 4 x 10751: 57.6 -> 30.5 us); as many
- * ranges as bring them there, each at least a GEMV_N_CHUNK, in blocks of 8 rows. */
+ * chunks: a warp's 4 loads in flight leave DRAM idle (README.md); as many ranges as bring them
+ * there, each at least a GEMV_N_CHUNK, in blocks of 8 rows. */
 #define GEMV_N_WARPS 16
 struct gemv_n_grid {
     int blocks, k_chunk, planes, threads;
