@@ -146,9 +146,10 @@ static int padding_for(const gemm_args *p) {
            (p->n % 4 || (size_t)p->c % 16 ? C_DIRECT : 0);
 }
 /* The copies a tile kernel makes: padding_for's, and WIDE_B: B copied into rows of 64 elements
- * where N < 64 is not a multiple of 16 (not swapped). B's boxes over rows of 16 or 48 bytes (N = 8,
- * 24) streamed A at two thirds of the rate of rows of 32 or 64 (N = 16, 32: README.md); the copy's
- * launch costs about a microsecond, repaid from 3 MB of A (README.md). */
+ * where N < 64 is not a multiple of 16 (not swapped), so that B's 64-wide box lies inside its map:
+ * over rows of 16 or 48 bytes (N = 8, 24) the box slowed the whole pipeline (README.md). The copy
+ * overlaps the tile kernel's start (griddep) and was measured to cost about a microsecond, which
+ * the model does not charge: it pays from 1.5 M elements of A (3 MiB) on. */
 static int copies_for(const gemm_args *p, bool swap) {
     const bool wide_b = !swap && p->n < 64 && p->n % 16 && (double)p->m * p->k >= 3 << 19;
     return padding_for(p) | (wide_b ? PAD_B | WIDE_B : 0);
@@ -191,7 +192,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
                                                   (pad & PAD_B && (p->k <= 32 || big_b)));
         /* where both fit, gemv_n: gemv_m's threads own 8 columns each, mostly idle at N <= 8.
          * Not N of 5 to 8 with K past one GEMV_N_CHUNK and M >= 128: its 8 sums a lane are CUDA-
-         * core work that the padded tiles beat (measured from M = 128 on, README.md) */
+         * core work that the padded tiles beat (README.md; M < 128 was not measured) */
         const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1) &&
                             (p->n <= 4 || p->k <= GEMV_N_CHUNK || p->m < 128);
         /* One K slice of small_k (common/small_k.cuh), and at most a 32 x 32 block per SM (a cut
@@ -252,7 +253,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
 
 /* The instantiation a launch ran, in the words --plan, the summary and the CSV use. */
 static void describe_tile(char *out, int bn, int wg, bool swap, int pair, int splits, int pad) {
-    static const char *const copies[] = {"", " pad=A", " pad=B", " pad=AB"}; /* B: 64 if WIDE_B */
+    static const char *const copies[] = {"", " pad=A", " pad=B", " pad=AB"};
     /* (the swapped and split products store C from registers, without TMA, whatever N is) */
     const bool direct = pad & C_DIRECT && !swap && splits == 1;
     snprintf(out, sizeof(((gemm_args *)0)->kernel),
@@ -296,22 +297,24 @@ static int gemv_n_cols(int n) { return n == 1 ? 1 : n <= 4 ? 4 : GEMV_ROWS; }
 /* gemv_n: 16 rows a block (B staged half as often) where N > 1, K > 512 and they fill the SMs.
  * K ranges where blocks fill at most half the SMs: multiples of 256 rows (a warp's step), a block
  * per SM, added by splitk_reduce; not at K <= 512. Own instantiation: it slowed whole K (docs).
- * Step 25: also where its warps (a row each) are fewer than GEMV_N_WARPS per SM and K spans
- * chunks: a warp's 4 loads in flight leave DRAM idle (README.md); as many ranges as bring them
- * there, each at least a GEMV_N_CHUNK, in blocks of 8 rows. */
+ * Step 25: also where blocks fill more than half the SMs (the rule above takes the others) but
+ * its warps (a row each) are fewer than GEMV_N_WARPS per SM and K spans chunks: a warp's 4 loads
+ * in flight leave DRAM idle (README.md); as many ranges as bring them there, each at least a
+ * GEMV_N_CHUNK, in blocks of 8 rows. */
 #define GEMV_N_WARPS 16
 struct gemv_n_grid {
     int blocks, k_chunk, planes, threads;
 };
 static gemv_n_grid gemv_n_shape(int m, int n, int k, int sms) {
-    const int cn = gemv_n_cols(n), warps = m * ceil_div(n, cn);
+    const int cn = gemv_n_cols(n);
+    const long long warps = (long long)m * ceil_div(n, cn); /* a forced plan may overflow int */
     const int rows = n > 1 && k > 512 && ceil_div(m, 16) * ceil_div(n, cn) >= sms ? 16 : 8;
     gemv_n_grid g = {ceil_div(m, rows) * ceil_div(n, cn), 0, 1, 32 * rows};
     int ranges = 1;
     if (g.blocks * 2 <= sms && k > 512)
         ranges = ceil_div(sms, g.blocks);
     else if (warps < GEMV_N_WARPS * sms && k > GEMV_N_CHUNK)
-        ranges = std::min(ceil_div(GEMV_N_WARPS * sms, warps), k / GEMV_N_CHUNK);
+        ranges = std::min(ceil_div(GEMV_N_WARPS * sms, (int)warps), k / GEMV_N_CHUNK);
     if (ranges < 2) return g; /* one range (so at 16 rows): writes C */
     g = {ceil_div(m, 8) * ceil_div(n, cn), 0, 1, 256};
     g.k_chunk = ceil_div(ceil_div(k, ranges), 256) * 256;

@@ -556,11 +556,11 @@ def feasible(path, m, n, k):
     return True
 
 
-def kernel_matches(path, kernel, shape=(8, 8, 8)):
+def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
     """Whether the instantiation a run reports (key=value words) is the one its path names:
     tma_nW and pair_nW a W-wide tile in one K range, alone or in a cluster of two; swap the
     swapped product; splitk two or more K ranges; padded a tile kernel; the others their own
-    kernel."""
+    kernel. wide_b: the step copies B into rows of 64 where its rule (plan.h's copies_for) holds."""
     w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
     if path.startswith(("tma_n", "pair_n")):
         return (w.get("tile", "").endswith("x" + path.split("_n")[1]) and w.get("swap") == "0"
@@ -572,12 +572,12 @@ def kernel_matches(path, kernel, shape=(8, 8, 8)):
     if path == "padded":  # a tile kernel, on copies of exactly the operands whose rows need them
         m, n, k = shape
         direct = n % 4 != 0 and w.get("swap") == "0" and w.get("splits") == "1"
-        # step 25's WIDE_B ("B64"): B copied into rows of 64 only where its rule holds
+        # step 25's WIDE_B ("B64"): B copied into rows of 64 exactly where its rule holds
         pad = w.get("pad", "")
         wide = pad.endswith("64")
-        wide_ok = not wide or (n < 64 and n % 16 != 0 and m * k >= 3 << 19 and w.get("swap") == "0")
+        rule = wide_b and n < 64 and n % 16 != 0 and m * k >= 3 << 19 and w.get("swap") == "0"
         return ("tile" in w and pad.removesuffix("64") == "A" * (k % 8 != 0) + "B" * (n % 8 != 0 or wide)
-                and wide_ok and ("store" in w) == direct)
+                and wide == rule and ("store" in w) == direct)
     return w.get("kernel") == path
 
 
@@ -605,6 +605,8 @@ def path_tests(step, exe):
     library = [s for s in ALL_STEPS if step_paths(s)][-1]
     if step != library and i > 0:
         paths = [p for p in paths if p not in step_paths(ALL_STEPS[i - 1])]
+    wide_b = "copies_for" in open(os.path.join(ROOT, step, "plan.h")).read() if os.path.exists(
+        os.path.join(ROOT, step, "plan.h")) else False
     for path in paths:
         shapes = path_shapes(path)
         others = [s for s in SHAPES.split(",") if s not in shapes]
@@ -616,7 +618,8 @@ def path_tests(step, exe):
                 rows = list(csv.DictReader(io.StringIO(p.stdout)))
                 wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['path']} ({r['kernel']})" for r in rows
                          if r["path"] != path
-                         or not kernel_matches(path, r["kernel"], (int(r["m"]), int(r["n"]), int(r["k"])))]
+                         or not kernel_matches(path, r["kernel"], (int(r["m"]), int(r["n"]), int(r["k"])),
+                                               wide_b)]
                 record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
                        f"{step}: {dtype}: --path {path}: the {len(shapes)} shapes of the list it takes verify "
                        f"and launch its kernel, {label}",
