@@ -605,8 +605,9 @@ def path_tests(step, exe):
     library = [s for s in ALL_STEPS if step_paths(s)][-1]
     if step != library and i > 0:
         paths = [p for p in paths if p not in step_paths(ALL_STEPS[i - 1])]
-    wide_b = "copies_for" in open(os.path.join(ROOT, step, "plan.h")).read() if os.path.exists(
-        os.path.join(ROOT, step, "plan.h")) else False
+    plan_h = os.path.join(ROOT, step, "plan.h")
+    with open(plan_h) if os.path.exists(plan_h) else io.StringIO() as f:
+        wide_b = "copies_for" in f.read()
     for path in paths:
         shapes = path_shapes(path)
         others = [s for s in SHAPES.split(",") if s not in shapes]
