@@ -344,12 +344,14 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
                 fence_async_shared(); /* the writes above, before the TMA engine reads them */
                 warpgroup_sync(consumer);
                 if (c_direct) { /* no tensor map: a warp stores its 16 rows, a row at a time */
-                    const int col = tile.y * BN + chunk * OUT_COLS + lane;
-                    for (int r = warp * 16; r < warp * 16 + 16; r++) {
-                        const float v = *reinterpret_cast<const float *>(
-                            buf + r * 128 + ((lane / 4) ^ (r % 8)) * 16 + lane % 4 * 4);
-                        if (first_row + r < M && col < N) C[(size_t)(first_row + r) * N + col] = v;
-                    }
+                    const int col = tile.y * BN + chunk * OUT_COLS + lane, r0 = row - lane / 4;
+                    const float *rows = reinterpret_cast<float *>(buf) + warp * 512 + lane % 4;
+                    float v[16]; /* every read before the first store, which would wait for each */
+#pragma unroll
+                    for (int i = 0; i < 16; i++) v[i] = rows[i * 32 + ((lane / 4) ^ (i % 8)) * 4];
+#pragma unroll
+                    for (int i = 0; i < 16; i++)
+                        if (r0 + i < M && col < N) C[(size_t)(r0 + i) * N + col] = v[i];
                 } else if (threadIdx.x % 128 == 0) {
                     tma_store(&map_c, buf, tile.y * BN + chunk * OUT_COLS, first_row);
                     bulk_commit();
@@ -505,6 +507,7 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
 }
 
 template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
+    describe_fallback(p->kernel);
     dim3 grid(ceil_div(p->m, 32) * ceil_div(p->n, 32)), block(32, 32);
     fallback_kernel<T><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
                                         (const T *)p->b, p->beta, p->c);
@@ -569,10 +572,7 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
     if (!strcmp(plan.path, "gemv_m")) return launch_gemv_m<T>(p);
     if (!strcmp(plan.path, "gemv_n")) return launch_gemv_n<T>(p);
     if (!strcmp(plan.path, "small_k")) return launch_small_k<T>(p, sm_count());
-    if (!strcmp(plan.path, "fallback")) {
-        describe_fallback(p->kernel);
-        return launch_fallback<T>(p);
-    }
+    if (!strcmp(plan.path, "fallback")) return launch_fallback<T>(p);
     for (const auto &t : TILES)
         if (t.bn == plan.bn && t.wg == plan.wg && t.swap == plan.swap && t.pair == plan.pair)
             return (std::is_same_v<T, __half> ? t.f16 : t.bf16)(p, plan.splits);
