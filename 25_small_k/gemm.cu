@@ -346,7 +346,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
                 if (c_direct) { /* no tensor map: a warp stores its 16 rows, a row at a time */
                     const int col = tile.y * BN + chunk * OUT_COLS + lane, r0 = row - lane / 4;
                     const float *rows = reinterpret_cast<float *>(buf) + warp * 512 + lane % 4;
-                    float v[16]; /* every read before the first store, which would wait for each */
+                    float v[16]; /* all 16 reads first: a store waits for its read, reads overlap */
 #pragma unroll
                     for (int i = 0; i < 16; i++) v[i] = rows[i * 32 + ((lane / 4) ^ (i % 8)) * 4];
 #pragma unroll
