@@ -26,13 +26,13 @@
 #define RING_KB 200 /* every tile's ring: 4 stages (256 wide) to 20 (swapped, 16 rows of A) */
 #define RING_BYTES (RING_KB * 1024)
 #define CONFIG                                                                                     \
-    "BM=192|128|64 BN=256|192|128|96|64 BK=" GEMM_STR(BK) " RING=" GEMM_STR(                       \
+    "BM=192|128|64 BN=320|256|192|128|96|64 BK=" GEMM_STR(BK) " RING=" GEMM_STR(                   \
         RING_KB) "KB GROUP_M=" GEMM_STR(GROUP_M) " GEMV_ROWS=" GEMM_STR(GEMV_ROWS)
 #define WGMMA_K 16
 #define OUT_COLS 32 /* one 128-byte swizzle row of FP32: the width of an epilogue chunk */
 #define PATHS                                                                                      \
     "tma_n256 tma_n192 tma_n128 tma_n96 tma_n64 pair_n256 pair_n128 pair_n64 splitk swap gemv_m "  \
-    "gemv_n padded small_k fallback"
+    "gemv_n padded small_k fallback tma_n320"
 
 /* What follows from the tile: WG consumer warpgroups of 64 rows each (BM = 64 WG), BN columns
  * (the wgmma instruction's N). */
@@ -61,10 +61,8 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     static constexpr int OUT_BYTES = WG * OUT_STAGES * CHUNK_BYTES;
     /* tiles, C's buffer, 2 mbarriers per stage, alignment slack */
     static constexpr int SMEM = STAGES * STAGE_BYTES + OUT_BYTES + 2 * STAGES * 8 + 1024;
-    static_assert(SWAP ? BN == 64 || BN == 32 || BN == 16
-                       : BN == 256 || BN == 192 || BN == 128 || BN == 96 || BN == 64,
-                  "wgmma N of 256, 192, 128, 96 or 64; swapped: 64, 32 or 16 rows of A (a wrapper "
-                  "each below)");
+    static_assert(SWAP ? BN == 64 || BN == 32 || BN == 16 : BN == 96 || (BN % 64 == 0 && BN <= 320),
+                  "wgmma N: 96, 64 to 256 in 64s, 320 = 256 + 64; swapped: 64, 32 or 16 A rows");
     static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
                   "every tile starts on 1024 bytes: the 128-byte swizzle pattern repeats every 8 "
                   "rows of 128 bytes");
@@ -262,11 +260,16 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
                 if constexpr (SWAP) /* the same two layouts, the operands' roles exchanged */
                     wgmma<BN, 1, 0, T>(acc, sw128_desc(a + kk * WGMMA_K * 64, BK * 128, 1024),
                                        sw128_desc(b + kk * WGMMA_K, 16, 1024));
-                else
-                    /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16 k-rows
-                     * (2 KB) further. */
-                    wgmma<BN, 0, 1, T>(acc, sw128_desc(a + kk * WGMMA_K, 16, 1024),
-                                       sw128_desc(b + kk * WGMMA_K * 64, BK * 128, 1024));
+                else { /* A: the k16 step is 32 bytes further along the swizzled rows; B: 16
+                        * k-rows (2 KB) further; past an instruction's 256 columns, 4 boxes on */
+                    const uint64_t desc_a = sw128_desc(a + kk * WGMMA_K, 16, 1024);
+                    const T *const b_k = b + kk * WGMMA_K * 64;
+                    wgmma<(BN > 256 ? 256 : BN), 0, 1, T>(acc, desc_a,
+                                                          sw128_desc(b_k, BK * 128, 1024));
+                    if constexpr (BN > 256)
+                        wgmma<BN - 256, 0, 1, T>(acc + 128, desc_a,
+                                                 sw128_desc(b_k + 4 * BK * 64, BK * 128, 1024));
+                }
             wgmma_commit();
             /* One slice's wgmmas stay in flight; the previous slice's are done after this. */
             wgmma_wait<1>();
@@ -349,7 +352,6 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
                     float v[16]; /* all 16 reads first: a store waits for its read, reads overlap */
 #pragma unroll
                     for (int i = 0; i < 16; i++) v[i] = rows[i * 32 + ((lane / 4) ^ (i % 8)) * 4];
-#pragma unroll
                     for (int i = 0; i < 16; i++)
                         if (r0 + i < M && col < N) C[(size_t)(r0 + i) * N + col] = v[i];
                 } else if (threadIdx.x % 128 == 0) {
@@ -366,12 +368,10 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 }
 
 #include "splitk.cuh" /* splitk_reduce, the workspace */
-
 #include "gemv.cuh" /* the GEMV kernels of step 18 */
 #include "small_k.cuh" /* this step */
 
-/* Small shapes with K > 32 (plan.h), where small_k's slices cost more: a plain 32 x 32
- * shared-memory tiling (the idea of step 03), a thread per element of C, correct and slow. */
+/* Small shapes with K > 32 (plan.h): a 32 x 32 shared-memory tiling (step 03's), correct, slow */
 template <typename T>
 __global__ void __launch_bounds__(1024)
     fallback_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,

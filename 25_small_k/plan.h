@@ -20,7 +20,8 @@ static gemm_plan named(const char *path) { return (gemm_plan){path, 0, 0, 0, 1, 
     X(128, 2, false, 1) X(128, 1, false, 1) X(96, 3, false, 1) X(64, 2, false, 1)                  \
     X(64, 1, false, 1) X(16, 1, true, 1) X(32, 1, true, 1) X(64, 1, true, 1) X(16, 2, true, 1)     \
     X(32, 2, true, 1) X(64, 2, true, 1) X(256, 2, false, 2) X(256, 1, false, 2)                    \
-    X(128, 2, false, 2) X(128, 1, false, 2) X(64, 2, false, 2) X(64, 1, false, 2)
+    X(128, 2, false, 2) X(128, 1, false, 2) X(64, 2, false, 2) X(64, 1, false, 2)                  \
+    X(320, 2, false, 1) X(320, 1, false, 1)
 static bool tile_exists(const gemm_plan *p) {
 #define SAME_TILE(BN, WG, SWAP, PAIR)                                                              \
     || (p->bn == BN && p->wg == WG && p->swap == SWAP && p->pair == PAIR)
@@ -34,7 +35,7 @@ static const struct {
     int bn, pair;
 } TILE_PATHS[] = {{"tma_n256", 256, 1},  {"tma_n192", 192, 1},  {"tma_n128", 128, 1},
                   {"tma_n96", 96, 1},    {"tma_n64", 64, 1},    {"pair_n256", 256, 2},
-                  {"pair_n128", 128, 2}, {"pair_n64", 64, 2}};
+                  {"pair_n128", 128, 2}, {"pair_n64", 64, 2},   {"tma_n320", 320, 1}};
 static const char *tile_path(int bn, int pair) {
     for (const auto &t : TILE_PATHS)
         if (t.bn == bn && t.pair == pair) return t.name;
@@ -60,6 +61,7 @@ static const char *tile_path(int bn, int pair) {
 #define SWAP_ROWS 32
 #define PAIR_MIN_US 20.0 /* the least estimated time at which a pair of blocks pays */
 static double wgmma_efficiency(int bn) {
+    if (bn == 320) return 0.91; /* its time against n192's in as many waves, 512 x 28672 x 4096 */
     return bn == 256 ? 1.0 : bn == 192 ? 0.95 : bn == 128 ? 0.88 : bn == 96 ? 0.77 : 0.57;
 }
 
@@ -81,10 +83,15 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     /* Where 128-row tiles would, 64-row ones are tried too (twice the tiles can beat a split; rates
      * as fitted on 128 rows), not at N < 32 (docs/20_unaligned.md). Forced widths run unsplit. */
     const bool short_too = m > 64 && n >= 32 && 2 * ceil_div(m, 128) * ceil_div(n, 64) < sms;
-    static const int widths[] = {256, 192, 128, 96, 64};
-    for (int c = 0; c < 10; c++) { /* each width with the rule's warpgroups, then with one */
+    static const int widths[] = {320, 256, 192, 128, 96, 64};
+    for (int c = 0; c < 12; c++) { /* each width with the rule's warpgroups, then with one */
         const int bn = widths[c / 2];
         if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
+        /* 320 wide (two instructions, a ring of 3 stages): 128 rows, one K range, and unforced
+         * only where its tiles make one wave: across several it measured slower (README.md) */
+        if (bn == 320 && (c % 2 || (!forced_bn && (m <= 64 ||
+                                                   ceil_div(m, 128) * ceil_div(n, 320) > sms))))
+            continue;
         if (c % 2 && (bn == 96 || !short_too)) continue;
         /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
          * wide: three (192 x 96, cuBLAS's tile at 1536^3). Swapped: swap_warpgroups. */
@@ -93,7 +100,7 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
         const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 * wg : bn;
         const int tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
         int max_splits = slices / 4 < 1 ? 1 : slices / 4 > 32 ? 32 : slices / 4;
-        if ((!forced_split && 2 * narrow_tiles >= sms) || forced_bn) max_splits = 1;
+        if ((!forced_split && 2 * narrow_tiles >= sms) || forced_bn || bn == 320) max_splits = 1;
         for (int splits = forced_split && max_splits > 1 ? 2 : 1; splits <= max_splits; splits++) {
             if (splits > 1 && tiles * (splits - 1) >= sms && !forced_split)
                 break; /* the tiles already fill the SMs */
