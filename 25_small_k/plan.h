@@ -61,7 +61,7 @@ static const char *tile_path(int bn, int pair) {
 #define SWAP_ROWS 32
 #define PAIR_MIN_US 20.0 /* the least estimated time at which a pair of blocks pays */
 static double wgmma_efficiency(int bn) {
-    if (bn == 320) return 0.91; /* its time against n192's in as many waves, 512 x 28672 x 4096 */
+    if (bn == 320) return 0.91; /* against n192 at equal work per SM (512 x 28672 x 4096) */
     return bn == 256 ? 1.0 : bn == 192 ? 0.95 : bn == 128 ? 0.88 : bn == 96 ? 0.77 : 0.57;
 }
 
@@ -87,8 +87,8 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
     for (int c = 0; c < 12; c++) { /* each width with the rule's warpgroups, then with one */
         const int bn = widths[c / 2];
         if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
-        /* 320 wide (two instructions, a ring of 3 stages): 128 rows, one K range, and unforced
-         * only where its tiles make one wave: across several it measured slower (README.md) */
+        /* 320 wide (two instructions, 3 stages in the ring): 128 rows, one K range; unforced only
+         * where its tiles make one wave: across several it was slower (docs/25_last_wave.md) */
         if (bn == 320 && (c % 2 || (!forced_bn && (m <= 64 ||
                                                    ceil_div(m, 128) * ceil_div(n, 320) > sms))))
             continue;
