@@ -74,8 +74,7 @@ static int swap_warpgroups(int n, int sms) {
 
 static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool forced_split) {
     const int slices = ceil_div(k, BK);
-    /* up to 64 rows too where 64-row tiles fill at most half the SMs: 32-row ones, twice as many */
-    const bool swap = !forced_bn && (m <= SWAP_ROWS || (m <= 64 && 2 * ceil_div(n, 64) <= sms));
+    const bool swap = m <= SWAP_ROWS && !forced_bn;
     const double bytes = 2.0 * ((double)m * k + (double)k * n);
     gemm_plan best = named(NULL);
     double best_compute_us = 0.0;
