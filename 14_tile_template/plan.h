@@ -49,7 +49,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
             snprintf(why, len, "no path named %s", f);
             return 1;
         }
-        /* that width; 96 wide with three warpgroups (192 x 96, cuBLAS's tile at 1536^3) */
+        /* that width; 96 wide with three warpgroups (192 x 96: cuBLAS's tile count at 1536^3) */
         *plan = (gemm_plan){f, TILE_PATHS[i].bn, TILE_PATHS[i].bn == 96 ? 3 : 2};
     }
     if (plan->bn && !tile_exists(plan)) {

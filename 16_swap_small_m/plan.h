@@ -63,7 +63,7 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn) {
     for (int bn : {256, 192, 128, 96, 64}) {
         if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
         /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
-         * wide: three (192 x 96, cuBLAS's tile at 1536^3). Swapped: 64 rows of N per tile. */
+         * wide: three (192 x 96: cuBLAS's tile count at 1536^3). Swapped: 64 rows of N per tile. */
         const int wg = swap ? 1 : bn == 96 ? 3 : m <= 64 ? 1 : 2;
         const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 : bn;
         const long tiles = (long)ceil_div(m, tile_m) * ceil_div(n, tile_n);

@@ -94,7 +94,7 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
             continue;
         if (c % 2 && (bn == 96 || !short_too)) continue;
         /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
-         * wide: three (192 x 96, cuBLAS's tile at 1536^3). Swapped: swap_warpgroups. */
+         * wide: three (192 x 96: cuBLAS's tile count at 1536^3). Swapped: swap_warpgroups. */
         const int wg = c % 2 ? 1 : swap ? swap_warpgroups(n, sms) : bn == 96 ? 3 : m <= 64 ? 1 : 2;
         const int narrow_tiles = ceil_div(m, wg == 1 ? 64 : 128) * ceil_div(n, 64);
         const int tile_m = swap ? (m <= 16 ? 16 : 32) : 64 * wg, tile_n = swap ? 64 * wg : bn;
