@@ -23,7 +23,7 @@
 #endif
 #define PRODUCER_REGISTERS 40 /* setmaxnreg: what the producer warpgroup keeps */
 #define BK 64       /* one 128-byte swizzle row of 16-bit elements: the K extent of an A tile row */
-#define RING_KB 200 /* every tile's ring: 4 stages (256 wide) to 20 (swapped, 16 rows of A) */
+#define RING_KB 200 /* every tile's ring: 3 stages (320 wide) to 20 (swapped, 16 rows of A) */
 #define RING_BYTES (RING_KB * 1024)
 #define CONFIG                                                                                     \
     "BM=192|128|64 BN=320|256|192|128|96|64 BK=" GEMM_STR(BK) " RING=" GEMM_STR(                   \

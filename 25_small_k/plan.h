@@ -89,9 +89,8 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
         if (forced_bn ? bn != forced_bn : (swap && bn != 64) || (bn == 96 && m <= 128)) continue;
         /* 320 wide (two instructions, 3 stages in the ring): 128 rows, one K range; unforced only
          * where its tiles make one wave: across several it was slower (docs/25_last_wave.md) */
-        if (bn == 320 && (c % 2 || (!forced_bn && (m <= 64 ||
-                                                   ceil_div(m, 128) * ceil_div(n, 320) > sms))))
-            continue;
+        const bool one_wave = m > 64 && ceil_div(m, 128) * ceil_div(n, 320) <= sms;
+        if (bn == 320 && (c % 2 || forced_split || (!forced_bn && !one_wave))) continue;
         if (c % 2 && (bn == 96 || !short_too)) continue;
         /* M <= 64: one consumer warpgroup, 64 rows; a second would multiply rows of zeros. 96
          * wide: three (192 x 96: cuBLAS's tile count at 1536^3). Swapped: swap_warpgroups. */
