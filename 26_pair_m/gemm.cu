@@ -476,7 +476,7 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     config.attrs = attrs;
     config.numAttrs = PAIR > 1 ? 2 : 1;
     /* The maps depend only on the pointers and the shape: made once per problem, outside the timed
-     * launches; each instantiation keeps its own, since A's box is BK x its BM / PAIR rows). */
+     * launches; each instantiation keeps its own, since the boxes differ with BM, BN and PAIR). */
     static CUtensorMap map_a, map_b, map_c;
     static gemm_args made = {0};
     static int clusters = 0; /* how many clusters of PAIR blocks fit on the GPU at once */
