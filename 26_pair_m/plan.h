@@ -149,8 +149,8 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
         /* Two waves of 128-row tiles or more: clusters of two tiles one above the other read
          * their columns of B once (on 60 fresh shapes 0.89 to 1.43 times step 25's speed, median
          * 1.10); in one wave, at smaller K or in a short problem it was as often slower
-         * (README.md). An odd last tile row pairs with an empty one: only past 9 rows, where it
-         * is at most a tenth of the work (at M = 128, half: 0.74-0.78x at 128 x 128256). */
+         * (README.md). An odd last tile row pairs with an empty one: from 9 rows (M > 1024),
+         * where it is at most a tenth of the work (at M = 128, half: 0.74-0.79x, 128 x 128256). */
         best.pair = -2;
         best.path = tile_path(best.bn, -2);
     }
