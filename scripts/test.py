@@ -560,7 +560,8 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
     """Whether the instantiation a run reports (key=value words) is the one its path names:
     tma_nW, pair_nW and pair_m_nW a W-wide tile in one K range, alone or in a cluster of two
     (side by side, or along M); swap the swapped product; splitk two or more K ranges; padded a
-    tile kernel; the others their own kernel. wide_b: the step copies B into rows of 64 where its rule (plan.h's copies_for) holds."""
+    tile kernel; the others their own kernel. wide_b: the step copies B into rows of 64 where
+    its rule (plan.h's copies_for) holds."""
     w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
     if path.startswith(("tma_n", "pair_n", "pair_m_n")):  # pair_m: a cluster of two along M ("2m")
         cluster = "2m" if path.startswith("pair_m_") else "2" if path.startswith("pair_") else "1"
