@@ -127,6 +127,7 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
             if (!forced_split && !forced_bn && splits == 1 && tiles >= sms) break;
         }
     }
+    const int tile_rows = ceil_div(m, 128); /* of the 128-row tiles the pair along M takes */
     if (best.splits > 1) {
         best.path = "splitk";
     } else if (!swap && !forced_bn && ceil_div(n, best.bn) == 2 && tile_path(best.bn, 2) &&
@@ -144,8 +145,7 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
         best.wg = 1;
         best.path = tile_path(128, 1);
     } else if (!swap && !forced_bn && best.wg == 2 && tile_path(best.bn, -2) && k >= PAIR_M_MIN_K &&
-               ceil_div(m, 128) * ceil_div(n, best.bn) >= 2 * sms &&
-               (ceil_div(m, 128) % 2 == 0 || m > 1024)) {
+               tile_rows * ceil_div(n, best.bn) >= 2 * sms && (tile_rows % 2 == 0 || m > 1024)) {
         /* Two waves of 128-row tiles or more: clusters of two tiles one above the other read
          * their columns of B once (on 60 fresh shapes 0.89 to 1.43 times step 25's speed, median
          * 1.10); in one wave, at smaller K or in a short problem it was as often slower
