@@ -66,7 +66,7 @@ help:
 	@echo "make autotune [N=7]  search step 7's tile sizes on this GPU (no N: 07-10 in turn); writes NN_name/tuned/<GPU>.flags"
 	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, against size, the shape set, the roofline"
 	@echo "make sweep           every step and cuBLAS over sizes $(firstword $(SWEEP_SIZES)) ... $(lastword $(SWEEP_SIZES)); recorded in results/"
-	@echo "make shapes          the library step (26) on 340 generated and model shapes, then the article's (N = K = 8192, M small; N small) for it and the fastest steps"
+	@echo "make shapes          the library step (27) on 340 generated and model shapes, then the article's (N = K = 8192, M small; N small) for it and the fastest steps"
 	@echo "make profile N=6 [SHAPE=4096] [DTYPE=fp16] [GEMM_PATH=gemv_m]   Nsight Compute counters of one step"
 	@echo "make sass N=6        the step's SASS with the lesson's instructions counted"
 	@echo "make clean"
@@ -162,7 +162,7 @@ sweep: all
 # The library step is the last of the row-major course: 21-24 are the linear layer (x W^T),
 # measured on the model shapes against cuBLASLt instead (their READMEs).
 SHAPES ?= $(shell $(PYTHON) scripts/shape_set.py --article)
-LIBRARY_STEP = 26_pair_m
+LIBRARY_STEP = 27_stream_n
 shapes: all
 	@$(PYTHON) scripts/bench.py --run shapes --shape-set --steps $(LIBRARY_STEP) --check-up-to 1024
 	@$(PYTHON) scripts/bench.py --run shapes --fastest --library $(LIBRARY_STEP) --check-up-to 4096 $(SHAPES)

@@ -553,6 +553,8 @@ def feasible(path, m, n, k):
     tensor map needs K and N multiples of 8; split-K needs at least 8 K-slices of 64."""
     if tile_path(path) or path == "splitk":
         return k % 8 == 0 and n % 8 == 0 and (path != "splitk" or (k + 63) // 64 >= 8)
+    if path == "stream_n":  # a warp holds all of a row's columns
+        return n <= 64
     return True
 
 
