@@ -227,12 +227,14 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         const bool stores = pad & C_DIRECT && p->k <= 8;
         /* Step 27: N <= 32 (a warp's 4 column tiles; at 64 its registers halve the blocks an SM
          * holds), either where A would be copied and the grid gives every SM a block (fewer
-         * blocks stream too little at once: README.md), or at K <= 3 steps of STREAM_STEP with
-         * aligned rows, where a tile 64 wide, mostly zeros, has little to pipeline */
+         * blocks stream too little at once: README.md), or with aligned rows at K <= 3 steps of
+         * STREAM_STEP, where a tile 64 wide, mostly zeros, has little to pipeline, and A of at
+         * most 8 MB (past it, a block's few stages in a row were slower than the tiles' ring) */
         const stream_n_grid sg = stream_n_shape(p->m, p->n, p->k, sms);
-        const bool stream = p->n <= 32 && (pad & PAD_A ? sg.classes * sg.blocks_per_class *
-                                                                 sg.splits >= sms
-                                                       : p->n > 1 && p->k <= 3 * STREAM_STEP);
+        const bool stream =
+            p->n <= 32 && (pad & PAD_A ? sg.classes * sg.blocks_per_class * sg.splits >= sms
+                                       : p->n > 1 && p->k <= 3 * STREAM_STEP &&
+                                             (double)p->m * p->k <= 1 << 22);
         *plan = tiny     ? named("small_k")
                 : stream ? named("stream_n")
                 : gemv_n ? named("gemv_n")
