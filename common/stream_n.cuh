@@ -17,7 +17,7 @@
 /* B's staged columns are rows of STREAM_STEP k in 16-byte groups, group G of column n stored at
  * G ^ stream_swizzle(n). A phase of an LDS.128 (lanes of two columns n, n + 1, four groups each)
  * then meets all 8 bank groups, and so do the staging stores (a word each, 8 columns, 4 words
- * of one group): without it every column sits 256 bytes, a whole bank sweep, past the last. */
+ * of one group): without it every column sits 256 bytes, two whole bank sweeps, past the last. */
 static __device__ __forceinline__ int stream_swizzle(int n) { return (n % 8) ^ (n % 2 * 4); }
 
 /* D += A B on the tensor cores: one m16n8k16 (A 16 x 16 row-major, B 16 x 8, FP32 sums). */
@@ -52,15 +52,15 @@ static __device__ __forceinline__ uint4 row_piece(const T *row, int s, int q, in
     return u.raw;
 }
 
-/* N small: A streamed once, in place. Rows m and m + 8 g of A start equally far past a 16-byte
- * boundary (g = 8 / gcd(K, 8)), so a block takes rows of one class r = m mod g only: r, r + g,
- * r + 2 g, ... (16 per warp), and all its rows share s. Then every load is one aligned 16-byte
- * piece, and B's rows are staged shifted by s to meet it. The order of k inside an m16n8k16 is
- * free as long as A and B agree: a lane's piece holds 8 consecutive k of its row, and its
- * registers go to the instruction's k-slots 2t, 2t + 1, 2t + 8, 2t + 9 (t = lane % 4), four
- * elements per instruction, two instructions per piece; B's lane reads the same 8 k of its
- * column in one LDS.128. C is stored from the registers (its rows are not adjacent). SPLIT:
- * K range blockIdx.y (k_span of the k + s axis) into plane y of partial. */
+/* N small: A streamed once, in place. Rows m and m + G of A start equally far past a 16-byte
+ * boundary (G = classes = 8 / gcd(K, 8)), so a block takes rows of one class r = m mod G
+ * only: r, r + G, r + 2 G, ... (16 per warp), and all its rows share s. Then every load is one
+ * aligned 16-byte piece, and B's rows are staged shifted by s to meet it. The order of k inside
+ * an m16n8k16 is free as long as A and B agree: a lane's piece holds 8 consecutive k of its
+ * row, and its registers go to the instruction's k-slots 2t, 2t + 1, 2t + 8, 2t + 9 (t = lane
+ * % 4), four elements per instruction, two instructions per piece; B's lane reads the same 8 k
+ * of its column in one LDS.128. C is stored from the registers (its rows are not adjacent).
+ * SPLIT: K range blockIdx.y (k_span of the k + s axis) into plane y of partial. */
 template <typename T, int NT, bool SPLIT>
 __global__ void __launch_bounds__(STREAM_WARPS * 32)
     stream_n_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C,
@@ -81,8 +81,12 @@ __global__ void __launch_bounds__(STREAM_WARPS * 32)
      * quads of a block take 32 (group, column) pairs a round, columns fastest */
     constexpr int COLS = NT * 8;
     const int quad = threadIdx.x / 4;
-    auto b_column = [&](int it) { return COLS <= 32 ? quad % COLS : quad + 32 * (it % (COLS / 32)); };
-    auto b_group = [&](int it) { return COLS <= 32 ? quad / COLS + it * (32 / COLS) : it / (COLS / 32); };
+    auto b_column = [&](int it) {
+        return COLS <= 32 ? quad % COLS : quad + 32 * (it % (COLS / 32));
+    };
+    auto b_group = [&](int it) {
+        return COLS <= 32 ? quad / COLS + it * (32 / COLS) : it / (COLS / 32);
+    };
     const int k_stop = min(K, kk_end - s); /* B's rows this K range multiplies */
     float acc[NT][4] = {};
     for (int kk0 = kk_begin; kk0 < kk_end; kk0 += STREAM_STEP) {
@@ -95,9 +99,9 @@ __global__ void __launch_bounds__(STREAM_WARPS * 32)
             lo[u] = in && m_lo < M ? row_piece(row_lo, s, q, K) : make_uint4(0, 0, 0, 0);
             hi[u] = in && m_hi < M ? row_piece(row_hi, s, q, K) : make_uint4(0, 0, 0, 0);
         }
-        /* B's words for this stage, loaded before any is stored: a word (k, k + 1) of column n
-         * per item, 4 words of a group in lanes 4 c .. 4 c + 3 (c: the column); zeros where A
-         * has none */
+        /* B's words for this stage, all loaded before any is stored (one L2 latency, not one
+         * an item): a word (k, k + 1) of a column per item, a group's 4 words in a lane quad;
+         * zeros where A has none */
         uint32_t words[B_ITEMS];
 #pragma unroll
         for (int it = 0; it < B_ITEMS; it++) {
@@ -105,8 +109,8 @@ __global__ void __launch_bounds__(STREAM_WARPS * 32)
             union { uint32_t word; T h[2]; } pair;
 #pragma unroll
             for (int h = 0; h < 2; h++) /* k + h in 0 .. k_stop - 1, as unsigned */
-                pair.h[h] = n < N && (unsigned)(k + h) < (unsigned)k_stop ? B[(k + h) * N + n]
-                                                                        : static_cast<T>(0.0f);
+                pair.h[h] = n < N && (unsigned)(k + h) < (unsigned)k_stop
+                                ? B[(size_t)(k + h) * N + n] : static_cast<T>(0.0f);
             words[it] = pair.word;
         }
         __syncthreads(); /* every warp is done with the last stage of B */
@@ -157,7 +161,7 @@ static stream_n_grid stream_n_shape(int m, int n, int k, int sms) {
     g.classes = k % 8 == 0 ? 1 : k % 4 == 0 ? 2 : k % 2 == 0 ? 4 : 8;
     g.blocks_per_class = ceil_div(ceil_div(m, g.classes), 16 * STREAM_WARPS);
     const int blocks = g.classes * g.blocks_per_class, steps = ceil_div(k + 7, STREAM_STEP);
-    /* about 4 blocks an SM, and K ranges of at least 8 steps */
+    /* about 4 blocks an SM (as many fit at N <= 32; 2 at 64), K ranges of at least 8 steps */
     const int want = std::max(1, std::min(ceil_div(4 * sms, blocks), steps / 8));
     g.k_span = ceil_div(steps, want) * STREAM_STEP;
     g.splits = ceil_div(k + 7, g.k_span);
