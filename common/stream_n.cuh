@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(STREAM_WARPS * 32)
         }
         /* B's words for this stage, all loaded before any is stored (one L2 latency, not one
          * an item): a word (k, k + 1) of a column per item, a group's 4 words in a lane quad;
-         * zeros where A has none */
+         * zeros where A has none. B's index fits 32 bits: a matrix has fewer than 2^31 elements */
         uint32_t words[B_ITEMS];
 #pragma unroll
         for (int it = 0; it < B_ITEMS; it++) {
@@ -109,8 +109,8 @@ __global__ void __launch_bounds__(STREAM_WARPS * 32)
             union { uint32_t word; T h[2]; } pair;
 #pragma unroll
             for (int h = 0; h < 2; h++) /* k + h in 0 .. k_stop - 1, as unsigned */
-                pair.h[h] = n < N && (unsigned)(k + h) < (unsigned)k_stop
-                                ? B[(size_t)(k + h) * N + n] : static_cast<T>(0.0f);
+                pair.h[h] = n < N && (unsigned)(k + h) < (unsigned)k_stop ? B[(k + h) * N + n]
+                                                                        : static_cast<T>(0.0f);
             words[it] = pair.word;
         }
         __syncthreads(); /* every warp is done with the last stage of B */
