@@ -86,6 +86,20 @@ def layout(step, c):
                     notes=[f"{(bm // wm) * (bn // wn)} warps of {wm} x {wn}: {wm // 16} x {wn // 8} mma.sync "
                            f"m16n8k16 tiles; a lane holds rows g, g + 8 and columns 2t, 2t + 1 of each",
                            f"shared memory: 16-bit rows padded by {c['PAD']} elements (16 bytes); {ring}"])
+    if n == 27:  # the step's new kernel, stream_n, at N = 32 (what plan.h gives it)
+        mine = [(h, 8 * j + e) for j in range(4) for h in (0, 8) for e in (0, 1)]
+        return dict(BM=64, BN=32, BK=32, warp=(16, 32), mine=mine, who="lane 0 of warp 0",
+                    notes=["stream_n (N <= 32): 4 warps of 16 rows x all N columns, 4 mma.sync m16n8k16 tiles a warp; "
+                           "drawn: 32 of a 128-k stage",
+                           "the block's 64 rows are r, r + G, r + 2G, ... of A (G = 8 / gcd(K, 8)): all start s "
+                           "elements past 16 bytes",
+                           "A: no shared memory; lane (g, t) loads 16-byte pieces of rows g and g + 8, k 8t .. 8t + 7 "
+                           "of each 32 (lane 0: k 0-7),",
+                           "  straight into the MMA's k-slots 2t, 2t + 1, 2t + 8, 2t + 9; B's lane reads the same 8 k "
+                           "of column g of each tile",
+                           "B: a 128-k stage by column in shared memory, shifted by s, 16-byte groups XOR-swizzled; "
+                           "C stored from registers",
+                           "other shapes: the Hopper tiles of steps 13-26 (plan.h)"])
     # Hopper: consumer warpgroups of 64 rows; step 11 has no producer warpgroup.
     wg = c.get("WARPGROUPS", 2)
     bm, bn, bk = 64 * wg, c.get("BN", 256), c.get("BK", 64)
@@ -111,9 +125,8 @@ def layout(step, c):
     if n >= 24:
         extra.append("4 < M <= 64 (x W^T): the operands exchanged (C^T = W x^T), A's tile 128 rows of W, B's the "
                      "32 or 64 tokens; C stored from the registers")
-    if n >= 27:
-        extra.append("N <= 32 where A would be copied (or K <= 384): not this tile but stream_n, 16 rows of A a warp "
-                     "in 16-byte loads where they lie, mma.sync m16n8k16 from registers")
+    if n >= 28:
+        extra.append("N <= 32 where A would be copied (or K <= 384): not this tile but stream_n (step 27)")
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
