@@ -230,7 +230,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * blocks stream too little at once: README.md), or with aligned rows at K <= 3 steps of
          * STREAM_STEP, where a tile 64 wide, mostly zeros, has little to pipeline, and A of at
          * most 8 MB (past it, a block's few stages in a row were slower than the tiles' ring) */
-        const stream_n_grid sg = stream_n_shape(p->m, p->n, p->k, sms);
+        const stream_n_grid sg = stream_n_shape(p->m, p->k, sms);
         const bool stream =
             p->n <= 32 && (pad & PAD_A ? sg.classes * sg.blocks_per_class * sg.splits >= sms
                                        : p->n > 1 && p->k <= 3 * STREAM_STEP &&
@@ -380,7 +380,7 @@ static int plan_gemm(gemm_args *p, int sms) {
     else if (!strcmp(plan.path, "gemv_n"))
         describe_gemv_n(p->kernel, gemv_n_cols(p->n), gemv_n_shape(p->m, p->n, p->k, sms));
     else if (!strcmp(plan.path, "stream_n"))
-        describe_stream_n(p->kernel, stream_n_tiles(p->n), stream_n_shape(p->m, p->n, p->k, sms));
+        describe_stream_n(p->kernel, stream_n_tiles(p->n), stream_n_shape(p->m, p->k, sms));
     else if (!strcmp(plan.path, "small_k"))
         describe_small_k(p->kernel, small_k_tile(p->m, p->n, sms));
     else

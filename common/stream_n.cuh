@@ -1,7 +1,7 @@
 /*
  * stream_n.cuh: step 27's kernel for N <= 64 (27_stream_n/README.md). A is read where it lies, in
  * 16-byte loads whatever K is, and multiplied on the tensor cores (mma.sync) from registers: no
- * copy of A, no tensor map. Included after plan.h (its grid is host arithmetic shared with it).
+ * copy of A, no tensor map. Included before plan.h, which plans with its grid (host arithmetic).
  */
 #ifndef STREAM_N_CUH
 #define STREAM_N_CUH
@@ -155,8 +155,7 @@ struct stream_n_grid {
     int classes, blocks_per_class, k_span, splits;
 };
 static int stream_n_tiles(int n) { return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8; }
-static stream_n_grid stream_n_shape(int m, int n, int k, int sms) {
-    (void)n;
+static stream_n_grid stream_n_shape(int m, int k, int sms) {
     stream_n_grid g;
     g.classes = k % 8 == 0 ? 1 : k % 4 == 0 ? 2 : k % 2 == 0 ? 4 : 8;
     g.blocks_per_class = ceil_div(ceil_div(m, g.classes), 16 * STREAM_WARPS);
@@ -173,7 +172,7 @@ static void describe_stream_n(char *out, int tiles, const stream_n_grid &g) {
 }
 
 template <typename T, int NT> static cudaError_t launch_stream_n_tiles(gemm_args *p) {
-    const stream_n_grid g = stream_n_shape(p->m, p->n, p->k, sm_count());
+    const stream_n_grid g = stream_n_shape(p->m, p->k, sm_count());
     describe_stream_n(p->kernel, NT, g);
     float *partial = g.splits > 1 ? workspace((size_t)g.splits * p->m * p->n) : NULL;
     if (g.splits > 1 && !partial) return cudaErrorMemoryAllocation;

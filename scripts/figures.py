@@ -125,8 +125,6 @@ def layout(step, c):
     if n >= 24:
         extra.append("4 < M <= 64 (x W^T): the operands exchanged (C^T = W x^T), A's tile 128 rows of W, B's the "
                      "32 or 64 tokens; C stored from the registers")
-    if n >= 28:
-        extra.append("N <= 32 where A would be copied (or K <= 384): not this tile but stream_n (step 27)")
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
