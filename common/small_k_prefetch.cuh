@@ -124,8 +124,10 @@ static void describe_small_k(char *out, const small_k_grid &g) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=small_k tile=%dx%d", g.bm, g.bn);
 }
 
-/* Past this many waves of the blocks the SMs hold, one block a tile again: the hardware's block
- * order measured faster there than blocks that each walk a fixed share of the tiles (README.md) */
+/* Blocks walk tiles only in the 64 x 128 tile, whose 32 sums a thread are the most stores, and
+ * from one wave of the blocks the SMs hold to SMALL_K_PERSIST_WAVES: past it the hardware's block
+ * order measured faster than blocks that each walk a fixed share of the tiles, and the narrow
+ * tiles measured slower walking (README.md) */
 #define SMALL_K_PERSIST_WAVES 8
 
 template <typename T, int TX, int TN, int TM, int KS>
@@ -137,7 +139,8 @@ static cudaError_t launch_small_k_tile(gemm_args *p, const small_k_grid &g, int 
         if (err != cudaSuccess) return err;
     }
     const int resident = per_sm * sms;
-    const bool walk = g.blocks > resident && g.blocks <= SMALL_K_PERSIST_WAVES * resident;
+    const bool walk = TM * TN >= 32 && g.blocks > resident &&
+                      g.blocks <= SMALL_K_PERSIST_WAVES * resident;
     small_k_kernel<T, TX, TN, TM, KS><<<walk ? resident : g.blocks, SMALL_K_THREADS>>>(
         p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();
