@@ -100,6 +100,19 @@ def layout(step, c):
                            "B: a 128-k stage by column in shared memory, shifted by s, 16-byte groups XOR-swizzled; "
                            "C stored from registers",
                            "other shapes: the Hopper tiles of steps 13-26 (plan.h)"])
+    if n == 28:  # the step's change, small_k's 64 x 128 tile walking its tiles
+        return dict(BM=64, BN=128, BK=16, warp=None, mine=[(8 * i, 32 * j) for i in range(8) for j in range(4)],
+                    who="thread 0",
+                    notes=["small_k's 64 x 128 tile (K <= 16 where C is stored directly, and step 25's shapes): "
+                           "256 threads, 8 x 4 results each,",
+                           "  rows 8 and columns 32 apart: at each of its elements a warp stores 32 consecutive "
+                           "floats of a row",
+                           "shared memory: As 64 x (16 + 1) and Bs 16 x 128 floats, one K slice at a time; A and B "
+                           "read in place, 2 bytes an element",
+                           "where the tiles make 1 to 8 waves of the blocks the SMs hold, a block walks tiles b, "
+                           "b + grid, ... and loads its next slice",
+                           "  (this tile's or its next tile's) before it multiplies this one and stores C",
+                           "other shapes: the kernels of steps 13-27 (plan.h)"])
     # Hopper: consumer warpgroups of 64 rows; step 11 has no producer warpgroup.
     wg = c.get("WARPGROUPS", 2)
     bm, bn, bk = 64 * wg, c.get("BN", 256), c.get("BK", 64)
