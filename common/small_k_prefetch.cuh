@@ -1,12 +1,14 @@
 /*
- * small_k_prefetch.cuh: step 25's small_k (small_k.cuh; `make diff N=28` shows the change), its
+ * small_k_prefetch.cuh: step 25's small_k (small_k.cuh, whose names it keeps: a step includes one
+ * or the other; `diff -u common/small_k.cuh common/small_k_prefetch.cuh` shows the change), its
  * blocks persistent: a block walks its tiles' K slices one after another and issues the loads of
  * the next slice, of this tile or of its next, before it computes this one and stores its C. Where
  * K is small, writing C is the time (an element of C costs 2K FLOPs and its 4 bytes: at K = 8, 4
- * FLOPs a byte, where even the H200's CUDA cores do about 14, 67 TFLOPS over 4.8 TB/s); step 25's
- * blocks loaded, waited a DRAM latency, then stored, and two an SM left the stores idle meanwhile.
- * It reads A and B in place, any alignment (no copy, no tensor map), and writes C straight from
- * registers, TX consecutive floats per row.
+ * FLOPs a byte, where even the H200's CUDA cores do about 14, 67 TFLOPS over 4.8 TB/s). Step 25's
+ * blocks each had one tile's loads in flight, and the 64 x 128 tile's SM holds two blocks: too few
+ * loads in flight to cover a DRAM latency beside the stores. It reads A and B in place, any
+ * alignment (no copy, no tensor map), and writes C straight from registers, TX consecutive floats
+ * per row.
  */
 #ifndef SMALL_K_CUH
 #define SMALL_K_CUH
@@ -21,6 +23,8 @@
 /* The block's tile of C is (SMALL_K_THREADS / TX * TM) x (TX * TN): TX threads across a row of
  * the tile, each TM rows x TN columns, its columns TX apart and its rows a tile of threads apart,
  * so that at every (i, j) the TX threads store TX consecutive floats. K goes KS at a time. */
+/* (5 blocks an SM for the 32 x 8 tile, as step 25's 47 registers gave it: its loads kept in flight
+ * as 16-bit values would otherwise take more registers and fewer blocks) */
 template <typename T, int TX, int TN, int TM, int KS = SMALL_K_SLICE>
 __global__ void __launch_bounds__(SMALL_K_THREADS, TM * TN >= 32 ? 2 : TM * TN > 1 ? 3 : 5)
     small_k_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,
@@ -133,7 +137,7 @@ static void describe_small_k(char *out, const small_k_grid &g) {
 template <typename T, int TX, int TN, int TM, int KS>
 static cudaError_t launch_small_k_tile(gemm_args *p, const small_k_grid &g, int sms) {
     static int per_sm = 0; /* blocks an SM holds: asked once, not at every launch */
-    if (!per_sm) {
+    if (TM * TN >= 32 && !per_sm) {
         cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &per_sm, small_k_kernel<T, TX, TN, TM, KS>, SMALL_K_THREADS, 0);
         if (err != cudaSuccess) return err;

@@ -293,8 +293,8 @@ SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136
 # K alone not a multiple of 8 (step 20 copies A, not B). 700x1500x3 and 1000x300x5: step 25's small_k,
 # forced, in its 64 x 128 and 64 x 32 tiles on 132 SMs (17000x8x8: 128 x 8; the smaller ones: 32 x 8).
 # 2000x24x800: step 25's B copied into rows of 64 (WIDE_B) for the tile kernels.
-# 1100x2100x40: step 28's small_k blocks walk several tiles (306 of 64 x 128, more than 132 SMs
-# hold at once) and three K slices each, the next loaded under this one.
+# 1100x2100x40: step 28's small_k (forced) walks tiles: 306 of 64 x 128, more than the 264 blocks
+# 132 SMs hold, so 42 blocks take two, each in three K slices, the next loaded under this one.
 
 
 # The linear layer's options (--layout, --out, --epilogue): odd shapes (the CUDA-core kernel), M = 1,
