@@ -117,14 +117,16 @@ run: step
 	./$(STEP)/gemm $(ARGS)
 
 # The lesson: gemm.cu against the step before, the dispatcher's rules (plan.h) where the step has
-# them, and a header of common/ that this step is the first to include (its new primitives).
+# them, and a header of common/ that this step is the first to include (its new primitives): whole,
+# or against the one header it replaces (one the step before included and this step does not).
+INCLUDED = $(sort $(filter $(notdir $(wildcard common/*.cuh)),$(shell sed -n 's/^\#include "\(.*\)".*/\1/p' $(1)/gemm.cu)))
+REPLACED = $(filter-out $(call INCLUDED,$(STEP)),$(call INCLUDED,$(PREV)))
 diff:
 	@test -n "$(STEP)" -a -n "$(PREV)" || { echo "make diff: need N with a step before it (steps: $(STEPS))" >&2; exit 2; }
 	@diff -u $(PREV)/gemm.cu $(STEP)/gemm.cu || true
 	@if [ -f $(STEP)/plan.h ]; then diff -u $(or $(wildcard $(PREV)/plan.h),/dev/null) $(STEP)/plan.h || true; fi
-	@for h in $(notdir $(wildcard common/*.cuh)); do \
-	  if grep -q "#include \"$$h\"" $(STEP)/gemm.cu && ! grep -q "#include \"$$h\"" $(PREV)/gemm.cu; then \
-	    diff -u /dev/null common/$$h || true; fi; done
+	@for h in $(filter-out $(call INCLUDED,$(PREV)),$(call INCLUDED,$(STEP))); do \
+	  diff -u $(or $(if $(word 2,$(REPLACED)),,$(addprefix common/,$(REPLACED))),/dev/null) common/$$h || true; done
 
 test: all build/selftest
 	@ARCH=$(ARCH) NVCC="$(NVCC)" NVCCFLAGS="$(NVCCFLAGS)" PLOT_PYTHON="$(PLOT_PYTHON)" $(PYTHON) scripts/test.py

@@ -1,14 +1,13 @@
 /*
  * small_k_prefetch.cuh: step 25's small_k (small_k.cuh, whose names it keeps: a step includes one
- * or the other; `diff -u common/small_k.cuh common/small_k_prefetch.cuh` shows the change), its
- * blocks persistent: a block walks its tiles' K slices one after another and issues the loads of
- * the next slice, of this tile or of its next, before it computes this one and stores its C. Where
- * K is small, writing C is the time (an element of C costs 2K FLOPs and its 4 bytes: at K = 8, 4
- * FLOPs a byte, where even the H200's CUDA cores do about 14, 67 TFLOPS over 4.8 TB/s). Step 25's
- * blocks each had one tile's loads in flight, and the 64 x 128 tile's SM holds two blocks: too few
- * loads in flight to cover a DRAM latency beside the stores. It reads A and B in place, any
- * alignment (no copy, no tensor map), and writes C straight from registers, TX consecutive floats
- * per row.
+ * or the other, and `make diff N=28` shows this header against it), its blocks persistent: a
+ * block walks its tiles' K slices one after another and issues the loads of the next slice, of
+ * this tile or of its next, before it computes this one and stores its C. Where K is small,
+ * writing C is the time (an element of C costs 2K FLOPs and its 4 bytes: at K = 8, 4 FLOPs a
+ * byte, where even the H200's CUDA cores do about 14, 67 TFLOPS over 4.8 TB/s). Step 25's blocks
+ * each had one tile's loads in flight, and the 64 x 128 tile's SM holds two blocks: too few loads
+ * in flight to cover a DRAM latency beside the stores. It reads A and B in place, any alignment
+ * (no copy, no tensor map), and writes C straight from registers, TX consecutive floats per row.
  */
 #ifndef SMALL_K_CUH
 #define SMALL_K_CUH
