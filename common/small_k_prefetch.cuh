@@ -129,8 +129,8 @@ static void describe_small_k(char *out, const small_k_grid &g) {
 
 /* Blocks walk tiles only in the 64 x 128 tile, whose 32 sums a thread are the most stores, and
  * from one wave of the blocks the SMs hold to SMALL_K_PERSIST_WAVES: past it the hardware's block
- * order measured faster than blocks that each walk a fixed share of the tiles, and the narrow
- * tiles measured slower walking (README.md) */
+ * order measured faster than blocks that each walk a fixed share of the tiles. In the 32 x 8 tile
+ * walking gained nothing where measured; the others were not measured walking (README.md) */
 #define SMALL_K_PERSIST_WAVES 8
 
 template <typename T, int TX, int TN, int TM, int KS>
