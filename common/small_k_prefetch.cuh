@@ -135,16 +135,18 @@ static void describe_small_k(char *out, const small_k_grid &g) {
 
 template <typename T, int TX, int TN, int TM, int KS>
 static cudaError_t launch_small_k_tile(gemm_args *p, const small_k_grid &g, int sms) {
-    static int per_sm = 0; /* blocks an SM holds: asked once, not at every launch */
-    if (TM * TN >= 32 && !per_sm) {
-        cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, small_k_kernel<T, TX, TN, TM, KS>, SMALL_K_THREADS, 0);
-        if (err != cudaSuccess) return err;
+    int blocks = g.blocks; /* one a tile */
+    if constexpr (TM * TN >= 32) { /* the 64 x 128 tile: its blocks may walk */
+        static int per_sm = 0; /* blocks an SM holds: asked once, not at every launch */
+        if (!per_sm) {
+            cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm, small_k_kernel<T, TX, TN, TM, KS>, SMALL_K_THREADS, 0);
+            if (err != cudaSuccess) return err;
+        }
+        const int resident = per_sm * sms;
+        if (g.blocks > resident && g.blocks <= SMALL_K_PERSIST_WAVES * resident) blocks = resident;
     }
-    const int resident = per_sm * sms;
-    const bool walk = TM * TN >= 32 && g.blocks > resident &&
-                      g.blocks <= SMALL_K_PERSIST_WAVES * resident;
-    small_k_kernel<T, TX, TN, TM, KS><<<walk ? resident : g.blocks, SMALL_K_THREADS>>>(
+    small_k_kernel<T, TX, TN, TM, KS><<<blocks, SMALL_K_THREADS>>>(
         p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();
 }
