@@ -2,7 +2,7 @@
 """make bench: every built step beside cuBLAS, a table, and results/<gpu>.csv.
 
     python3 scripts/bench.py [--steps 05,06 | --fastest] [--run bench|sweep|shapes]
-                             [--no-check | --check-up-to N] [--shape-set] [SIZE ...]
+                             [--no-check | --check-up-to N] [--shape-set | --batch] [SIZE ...]
 
 SIZE is a square size (default 4096) or MxNxK. Each step is run as its own
 process with --cublas --csv, so cuBLAS is timed in the same process on the
@@ -118,10 +118,14 @@ def run_name(args):
 
 
 def run_batches(args, steps, env, rows):
-    """The shape set, BATCH shapes per process (one cuBLAS handle, one CUDA context): those small
-    enough for the float64 check (--check-up-to) verified, the others timed only."""
+    """The shape set (or, with --batch, the sizes given), BATCH shapes per process (one cuBLAS
+    handle, one CUDA context): those small enough for the float64 check (--check-up-to) verified,
+    the others timed only."""
     import shape_set
-    shapes = (shape_set.generated() if args.shape_set == "all" else []) + shape_set.model()
+    if args.batch:
+        shapes = args.sizes
+    else:
+        shapes = (shape_set.generated() if args.shape_set == "all" else []) + shape_set.model()
     checked = lambda s: not args.no_check and s[0] * s[1] * s[2] <= (args.check_up_to or 0) ** 3
     groups = [[s for s in shapes if checked(s)], [s for s in shapes if not checked(s)]]
     status = 0
@@ -164,6 +168,8 @@ def main():
     ap.add_argument("--shape-set", nargs="?", const="all", choices=["all", "model"],
                     help="the generated and model shapes of scripts/shape_set.py, many per process "
                     "('model': the model shapes only)")
+    ap.add_argument("--batch", action="store_true",
+                    help="the sizes given, many per process, as --shape-set runs its shapes")
     ap.add_argument("--linear", choices=["none", "bias", "bias_gelu", "bias_silu"],
                     help="the linear layer x W^T (--layout NT), C in the inputs' type, this epilogue, "
                     "against cuBLASLt; recorded as run 'linear:EPILOGUE'")
@@ -198,7 +204,7 @@ def main():
     print(f"{env['gpu']}, driver {env['driver']}, CUDA {env['cuda']}, commit {env['commit']}, {env['date']}", flush=True)
     print(f"{'step':<20} {'dtype':<5} {'M x N x K':<16} {'GFLOPS':>10} {'cuBLAS':>10} {'% cuBLAS':>9} {'vs prev':>8}  path: configuration",
           flush=True)
-    if args.shape_set:
+    if args.shape_set or args.batch:
         status = run_batches(args, steps, env, rows)
         save(path, rows)
         print(f"recorded in {os.path.relpath(path, ROOT)}")
