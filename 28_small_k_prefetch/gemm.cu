@@ -1,8 +1,8 @@
 /*
  * Step 28: small K, the next tile's loads under this tile's stores. Where K is small, writing C is
- * the time. A small_k block now walks several tiles and loads its next tile (or K slice) before it
- * computes and stores this one (common/small_k_prefetch.cuh); small_k takes the padded shapes up to
- * K = 16 where C leaves without TMA (README.md). To build, run and see the choice without a GPU:
+ * the time. small_k's 64 x 128 blocks now walk several tiles, loading the next tile (or K slice)
+ * under this one's FMAs and stores (common/small_k_prefetch.cuh); small_k takes the padded shapes
+ * up to K = 16 where C leaves without TMA (README.md). To build, run and see the choice (no GPU):
  *     make step N=28 && ./28_small_k_prefetch/gemm 2005 4447 7 --dtype bf16 --cublas
  *     ./28_small_k_prefetch/gemm --plan --shapes 249x15151x13,2005x4447x7    (the choice, no GPU)
  * BUILD_ARCH: sm_90a
