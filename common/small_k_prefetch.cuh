@@ -18,7 +18,7 @@
 #include "gemm.h"
 
 #define SMALL_K_THREADS 256
-#define SMALL_K_SLICE 32 /* K per shared-memory slice (16 in the 64 x 128 tile, launch_small_k) */
+#define SMALL_K_SLICE 32 /* K per shared-memory slice (16 in the 64 x 128 tile: its launch) */
 
 /* The block's tile of C is (SMALL_K_THREADS / TX * TM) x (TX * TN): TX threads across a row of
  * the tile, each TM rows x TN columns, its columns TX apart and its rows a tile of threads apart,
@@ -111,8 +111,9 @@ __device__ __forceinline__ void small_k_store_c(int M, int N, int row0, int col0
 
 /* Step 25's kernel: a block a tile */
 template <typename T, int TX, int TN, int TM, int KS = SMALL_K_SLICE>
-__global__ void __launch_bounds__(SMALL_K_THREADS, TM *TN >= 32 ? 2 : 3)
-    small_k_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta, float *C) {
+__global__ void __launch_bounds__(SMALL_K_THREADS, TM * TN >= 32 ? 2 : 3)
+    small_k_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,
+                   float *C) {
     using S = small_k_shape<TX, TN, TM, KS>;
     /* +1: in the 8-wide tiles a warp reads a column of A in 4 rows, 33 words apart: 4 banks */
     __shared__ float As[S::BM][KS + 1];
@@ -134,8 +135,8 @@ __global__ void __launch_bounds__(SMALL_K_THREADS, TM *TN >= 32 ? 2 : 3)
 }
 
 /* The walking kernel: block b takes tiles b, b + gridDim.x, ... and, while it computes a slice
- * and stores its C, has the next slice's loads in flight, kept as T (16 bits, not a float's 32
- * registers' worth) and converted only where they go to shared memory. */
+ * and stores its C, has the next slice's loads in flight. They stay in their 16-bit type until
+ * they go to shared memory: a conversion where they are loaded would wait for them there. */
 template <typename T, int TX, int TN, int TM, int KS>
 __global__ void __launch_bounds__(SMALL_K_THREADS, 2)
     small_k_walk_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,
@@ -151,7 +152,7 @@ __global__ void __launch_bounds__(SMALL_K_THREADS, 2)
     float acc[TM][TN] = {};
     while (tile < tiles) {
         const int kw = min(KS, K - k0);
-        __syncthreads(); /* the last slice's reads of As and Bs are done */
+        __syncthreads(); /* the last slice's reads of As, Bs (this tile's or the last) are done */
         small_k_stage(kw, a, b, As, Bs);
         __syncthreads();
         /* the next slice: this tile's, or the first of the block's next tile */
@@ -191,10 +192,10 @@ static void describe_small_k(char *out, const small_k_grid &g) {
 }
 
 /* The 64 x 128 tile's blocks walk its tiles from one wave of the blocks the SMs hold to
- * SMALL_K_PERSIST_WAVES: past it the hardware's block order measured faster than blocks that each
+ * SMALL_K_WALK_MAX_WAVES: past it the hardware's block order measured faster than blocks that each
  * walk a fixed share of the tiles (README.md). Its slices are 16 deep: with 32, its loads in flight
  * and its 32 sums need more than the 128 registers of two blocks per SM. */
-#define SMALL_K_PERSIST_WAVES 8
+#define SMALL_K_WALK_MAX_WAVES 8
 
 template <typename T>
 static cudaError_t launch_small_k_walk(gemm_args *p, const small_k_grid &g, int sms) {
@@ -206,7 +207,7 @@ static cudaError_t launch_small_k_walk(gemm_args *p, const small_k_grid &g, int 
         if (err != cudaSuccess) return err;
     }
     const int resident = per_sm * sms;
-    const bool walk = g.blocks > resident && g.blocks <= SMALL_K_PERSIST_WAVES * resident;
+    const bool walk = g.blocks > resident && g.blocks <= SMALL_K_WALK_MAX_WAVES * resident;
     kernel<<<walk ? resident : g.blocks, SMALL_K_THREADS>>>(
         p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();

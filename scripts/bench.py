@@ -179,6 +179,8 @@ def main():
     ap.add_argument("--check-up-to", type=int, default=0, metavar="N",
                     help="verify only shapes with M*N*K <= N^3 (the float64 reference of 8192^3 takes ~40 s)")
     args = ap.parse_args()
+    if args.batch and args.shape_set:
+        ap.error("--batch runs the sizes given, --shape-set its own shapes: one or the other")
 
     steps = sorted(os.path.dirname(p)[len(ROOT) + 1:] for p in glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "gemm")))
     named = lambda s, w: s == w or s.startswith(w.zfill(2) + "_")  # '20' or '20_unaligned'
