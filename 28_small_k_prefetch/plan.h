@@ -223,8 +223,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         const bool tiny = p->k <= 32 && (ceil_div(p->m, 32) * ceil_div(p->n, 32) <= sms || gemv_n ||
                                          p->n <= GEMV_ROWS);
         /* C without a tensor map and K <= 16: storing C is the time, small_k's stores beat the
-         * tile kernels' and it copies nothing (step 28: to K = 16 from 8, now that its blocks
-         * load their next tile under their stores; README.md) */
+         * tile kernels' and it copies nothing (step 28: to K = 16 from 8, where it measured
+         * faster than the padded tiles: docs/28_small_k_prefetch.md) */
         const bool stores = pad & C_DIRECT && p->k <= 16;
         /* Step 27: N <= 32 (a warp's 4 column tiles; at 64 its registers halve the blocks an SM
          * holds), either where A would be copied and the grid gives every SM a block (fewer

@@ -6,9 +6,9 @@
  * computes this one and stores its C. Where K is small, writing C is the time (an element of C
  * costs 2K FLOPs and its 4 bytes: at K = 8, 4 FLOPs a byte, where even the H200's CUDA cores do
  * about 14, 67 TFLOPS over 4.8 TB/s). Step 25's blocks each had one tile's loads in flight, and
- * the 64 x 128 tile's SM holds two blocks: too few loads in flight to cover a DRAM latency beside
- * the stores. Both read A and B in place, any alignment (no copy, no tensor map), and write C
- * straight from registers, TX consecutive floats per row.
+ * the 64 x 128 tile's SM holds two blocks: likely (not profiled) too few loads in flight to cover
+ * a DRAM latency beside the stores. Both read A and B in place, any alignment (no copy, no tensor
+ * map), and write C straight from registers, TX consecutive floats per row.
  */
 #ifndef SMALL_K_CUH
 #define SMALL_K_CUH
