@@ -549,7 +549,7 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
     if (!strcmp(plan.path, "gemv_n")) return launch_gemv_n<T>(p);
     if (!strcmp(plan.path, "stream_n")) return launch_stream_n<T>(p);
     if (!strcmp(plan.path, "small_k")) return launch_small_k<T>(p, sm_count());
-    if (!strcmp(plan.path, "mma_small")) return launch_mma_small<T>(p);
+    if (!strcmp(plan.path, "mma_small")) return launch_mma_small<T>(p, sm_count());
     for (const auto &t : TILES)
         if (t.bn == plan.bn && t.wg == plan.wg && t.swap == plan.swap && t.pair == plan.pair)
             return (std::is_same_v<T, __half> ? t.f16 : t.bf16)(p, plan.splits);

@@ -176,33 +176,12 @@ static int copies_for(const gemm_args *p, bool swap) {
     return padding_for(p) | (wide_b ? PAD_B | WIDE_B : 0);
 }
 
-/* A shape without 16-byte rows: the tile kernels on padded copies (path "padded"), or a kernel
- * that reads the operands in place where its estimate beats theirs with the copy's launch and
- * bytes added (and C's bytes, on their side only: fitted where the two meet, README.md): small_k
- * at K <= SMALL_K_SLICE, else mma_small. mma_small's estimate (fitted to its times on the H200,
- * README.md): MMA_SMALL_BLOCKS blocks an SM; each wave of them pays MMA_SMALL_SLICE_US a K slice
- * (a DRAM round trip, not hidden within a block); the whole moves A, B and C at MMA_SMALL_BYTES_PER_S
- * at best; MMA_SMALL_LAUNCH_US once. */
-#define MMA_SMALL_SLICE_US 1.5
-#define MMA_SMALL_BYTES_PER_S 1.5e12
-#define MMA_SMALL_LAUNCH_US 2.0
-#define COPY_LAUNCH_US 4.0 /* what the copy's launch adds to a small problem on the H200 */
-static double mma_small_us(const gemm_args *p, int sms) {
-    const double tiles = (double)ceil_div(p->m, MMA_SMALL_TILE) * ceil_div(p->n, MMA_SMALL_TILE);
-    const double waves = std::ceil(tiles / (MMA_SMALL_BLOCKS * sms));
-    const double bytes = 2.0 * ((double)p->m * p->k + (double)p->k * p->n) + 4.0 * p->m * p->n;
-    return MMA_SMALL_LAUNCH_US + std::max(waves * ceil_div(p->k, MMA_SMALL_BK) * MMA_SMALL_SLICE_US,
-                                          bytes / MMA_SMALL_BYTES_PER_S * 1e6);
-}
-static gemm_plan padded_plan(const gemm_args *p, int sms, int pad) {
+/* A shape without 16-byte rows that no rule below sends to a kernel reading it in place: the tile
+ * kernels' choice, on padded copies (path "padded"). */
+static gemm_plan padded_plan(const gemm_args *p, int sms) {
     gemm_plan plan = tensor_plan(p->m, p->n, p->k, sms, 0, false);
     plan.path = "padded";
-    const double copied = (pad & PAD_A ? (double)p->m * p->k : 0.0) +
-                          (pad & PAD_B ? (double)p->k * p->n : 0.0); /* elements, 2 bytes each */
-    if (copied > 0.0) plan.us += 2.0 * 2.0 * copied / DRAM_BYTES_PER_S * 1e6 + COPY_LAUNCH_US;
-    plan.us += 4.0 * p->m * p->n / DRAM_BYTES_PER_S * 1e6; /* C, which a small K leaves */
-    return mma_small_us(p, sms) < plan.us ? named(p->k <= SMALL_K_SLICE ? "small_k" : "mma_small")
-                                          : plan;
+    return plan;
 }
 
 /* The plan for a problem on `sms` SMs: 0, or 1 with the reason in why (a forced path that cannot
@@ -234,6 +213,15 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * tile kernels' and it copies nothing (step 28: to K = 16 from 8, where it measured
          * faster than the padded tiles: docs/28_small_k_prefetch.md) */
         const bool stores = pad & C_DIRECT && p->k <= 16;
+        /* Step 29: mma_small (common/mma_small.cuh) where the padded tiles' copies and a pipeline
+         * of one or two slices cost more than its DRAM round trips (README.md): at K <= 32 (one
+         * slice) where C leaves without TMA or its tiles fit the SMs at once (MMA_SMALL_BLOCKS
+         * an SM); at two slices where both hold and every SM has a tile */
+        const int mma_tiles = mma_small_tiles(p->m, p->n);
+        const bool one_wave = mma_tiles <= MMA_SMALL_BLOCKS * sms;
+        const bool mma = pad && (p->k <= MMA_SMALL_BK ? pad & C_DIRECT || one_wave
+                                 : p->k <= 2 * MMA_SMALL_BK && pad & C_DIRECT && one_wave &&
+                                       mma_tiles >= sms);
         /* Step 27: N <= 32 (a warp's 4 column tiles; at 64 its registers halve the blocks an SM
          * holds), either where A would be copied and the grid gives every SM a block (fewer
          * blocks stream too little at once: README.md), or with aligned rows at K <= 3 steps of
@@ -249,7 +237,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
                 : gemv_n ? named("gemv_n")
                 : gemv_m ? named("gemv_m")
                 : stores ? named("small_k")
-                : pad    ? padded_plan(p, sms, pad)
+                : mma    ? named("mma_small")
+                : pad    ? padded_plan(p, sms)
                          : tensor_plan(p->m, p->n, p->k, sms, 0, false);
     } else if (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "mma_small") ||
                !strcmp(f, "small_k")) {
@@ -261,8 +250,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         }
         *plan = named(f);
     } else if (!strcmp(f, "padded")) { /* the tile kernels' choice, on copies where needed */
-        *plan = tensor_plan(p->m, p->n, p->k, sms, 0, false);
-        plan->path = f;
+        *plan = padded_plan(p, sms);
     } else if (pad) {
         snprintf(why, len, "%s needs rows of whole 16-byte units from 16-byte aligned operands "
                  "(K, N multiples of 8): --path padded copies them", f);
@@ -390,6 +378,6 @@ static int plan_gemm(gemm_args *p, int sms) {
     else if (!strcmp(plan.path, "small_k"))
         describe_small_k(p->kernel, small_k_tile(p->m, p->n, sms));
     else
-        describe_mma_small(p->kernel);
+        describe_mma_small(p->kernel, mma_small_blocks(p->m, p->n, sms));
     return 0;
 }

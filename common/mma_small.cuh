@@ -18,9 +18,10 @@
 #define MMA_SMALL_TILE 64    /* a block's tile of C: 64 x 64 */
 #define MMA_SMALL_BK 32      /* K per slice: two m16n8k16 steps */
 #define MMA_SMALL_THREADS 128 /* 4 warps, each a 32 x 32 quarter of the tile */
-#ifndef MMA_SMALL_BLOCKS /* blocks an SM holds: __launch_bounds__ gives each 128 registers */
+/* Blocks an SM holds: __launch_bounds__ gives each thread 128 registers at 4, 80 at 6 (ptxas then
+ * spills a few bytes). 6 where the tiles make more than one wave of 4 an SM (README.md). */
 #define MMA_SMALL_BLOCKS 4
-#endif
+#define MMA_SMALL_MORE_BLOCKS 6
 /* Operand rows of BK + 8 elements (80 bytes, 20 words): the 8 rows g of a fragment read start 20 g
  * words apart, 8 distinct groups of 4 banks, so a warp's fragment load is conflict-free. */
 #define MMA_SMALL_ROW (MMA_SMALL_BK + 8)
@@ -40,7 +41,7 @@ static_assert(MMA_SMALL_THREADS == 2 * MMA_SMALL_TILE && MMA_SMALL_TILE * MMA_SM
 static_assert(MMA_SMALL_BK % 16 == 0 && MMA_SMALL_BK == 32,
               "a slice is whole m16n8k16 steps; a thread loads column tid % 32 of A's rows");
 static_assert(MMA_SMALL_LOADS % 2 == 0, "loads are packed two 16-bit elements a register");
-static_assert(sizeof(mma_small_smem) * MMA_SMALL_BLOCKS <= 227 * 1024,
+static_assert(sizeof(mma_small_smem) * MMA_SMALL_MORE_BLOCKS <= 227 * 1024,
               "the blocks an SM should hold fit its shared memory");
 
 /* The thread's elements of the slice at k0, packed two a register: A at rows tid / 32 + 4 i,
@@ -107,8 +108,8 @@ __device__ __forceinline__ void mma_small_slice(const mma_small_smem &s, int wm,
 /* One 64 x 64 tile of C per block, tiles down M first. The next slice's loads are issued before
  * this slice is multiplied, so they are in flight under the MMAs; then C goes through shared
  * memory, so that each warp stores whole rows. */
-template <typename T>
-__global__ void __launch_bounds__(MMA_SMALL_THREADS, MMA_SMALL_BLOCKS)
+template <typename T, int BLOCKS>
+__global__ void __launch_bounds__(MMA_SMALL_THREADS, BLOCKS)
     mma_small_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,
                      float *C) {
     __shared__ __align__(16) mma_small_smem s;
@@ -153,17 +154,25 @@ __global__ void __launch_bounds__(MMA_SMALL_THREADS, MMA_SMALL_BLOCKS)
     }
 }
 
-static void describe_mma_small(char *out) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=mma_small tile=%dx%d", MMA_SMALL_TILE,
-             MMA_SMALL_TILE);
+/* Host arithmetic, shared by the launch and the plan. */
+static int mma_small_tiles(int m, int n) {
+    return ceil_div(m, MMA_SMALL_TILE) * ceil_div(n, MMA_SMALL_TILE);
+}
+static int mma_small_blocks(int m, int n, int sms) {
+    return mma_small_tiles(m, n) > MMA_SMALL_BLOCKS * sms ? MMA_SMALL_MORE_BLOCKS : MMA_SMALL_BLOCKS;
+}
+static void describe_mma_small(char *out, int blocks_per_sm) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=mma_small tile=%dx%d blocks=%d",
+             MMA_SMALL_TILE, MMA_SMALL_TILE, blocks_per_sm);
 }
 
-template <typename T> static cudaError_t launch_mma_small(gemm_args *p) {
-    describe_mma_small(p->kernel);
-    const int blocks = ceil_div(p->m, MMA_SMALL_TILE) * ceil_div(p->n, MMA_SMALL_TILE);
-    mma_small_kernel<T><<<blocks, MMA_SMALL_THREADS>>>(p->m, p->n, p->k, p->alpha,
-                                                       (const T *)p->a, (const T *)p->b, p->beta,
-                                                       p->c);
+template <typename T> static cudaError_t launch_mma_small(gemm_args *p, int sms) {
+    const int per_sm = mma_small_blocks(p->m, p->n, sms);
+    describe_mma_small(p->kernel, per_sm);
+    const auto kernel = per_sm == MMA_SMALL_BLOCKS ? mma_small_kernel<T, MMA_SMALL_BLOCKS>
+                                                   : mma_small_kernel<T, MMA_SMALL_MORE_BLOCKS>;
+    kernel<<<mma_small_tiles(p->m, p->n), MMA_SMALL_THREADS>>>(
+        p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();
 }
 
