@@ -378,6 +378,6 @@ static int plan_gemm(gemm_args *p, int sms) {
     else if (!strcmp(plan.path, "small_k"))
         describe_small_k(p->kernel, small_k_tile(p->m, p->n, sms));
     else
-        describe_mma_small(p->kernel, mma_small_config(p->m, p->n, p->k, sms));
+        describe_mma_small(p->kernel, mma_small_blocks(p->m, p->n, sms));
     return 0;
 }

@@ -15,56 +15,48 @@
 
 #include "gemm.h"
 
-#define MMA_SMALL_TILE 64     /* a block's tile of C: 64 x 64 */
+#define MMA_SMALL_TILE 64    /* a block's tile of C: 64 x 64 */
+#define MMA_SMALL_BK 32      /* K per slice: two m16n8k16 steps */
 #define MMA_SMALL_THREADS 128 /* 4 warps, each a 32 x 32 quarter of the tile */
-/* K per slice: 32 (two m16n8k16 steps) where many blocks share an SM, 64 (one DRAM round trip
- * for K <= 64) where the tiles leave registers to spare. Blocks an SM holds: __launch_bounds__
- * gives each thread 128 registers at 4, 80 at 6 (ptxas spills a few bytes), 168 at 3. */
-#define MMA_SMALL_BK 32
-#define MMA_SMALL_DEEP_BK 64
+/* Blocks an SM holds: __launch_bounds__ gives each thread 128 registers at 4, 80 at 6 (ptxas then
+ * spills a few bytes). 6 where the tiles make more than one wave of 4 an SM (README.md). */
 #define MMA_SMALL_BLOCKS 4
 #define MMA_SMALL_MORE_BLOCKS 6
-#define MMA_SMALL_DEEP_BLOCKS 3
+/* Operand rows of BK + 8 elements (80 bytes, 20 words): the 8 rows g of a fragment read start 20 g
+ * words apart, 8 distinct groups of 4 banks, so a warp's fragment load is conflict-free. */
+#define MMA_SMALL_ROW (MMA_SMALL_BK + 8)
+#define MMA_SMALL_LOADS (MMA_SMALL_TILE * MMA_SMALL_BK / MMA_SMALL_THREADS) /* of A, and of B */
 
-/* What follows from the slice depth KS. Operand rows of KS + 8 elements (20 or 36 words): the 8
- * rows g of a fragment read start 4 g banks apart (mod 32), so a warp's fragment load is
- * conflict-free. The operands' slices during the K loop, then C on its way out, share one
- * buffer, used in turn. */
-template <int KS> struct mma_small_shape {
-    static constexpr int ROW = KS + 8;
-    static constexpr int LOADS = MMA_SMALL_TILE * KS / MMA_SMALL_THREADS; /* of A, and of B */
-    static constexpr int A_ROW_STEP = MMA_SMALL_THREADS / KS; /* rows between a thread's loads */
-    union smem {
-        struct {
-            uint16_t a[MMA_SMALL_TILE][ROW]; /* A's slice, [m][k] */
-            uint16_t b[MMA_SMALL_TILE][ROW]; /* B's slice transposed, [n][k]: k pairs in a word */
-        } in;
-        float c[MMA_SMALL_TILE][MMA_SMALL_TILE + 4]; /* rows 4 banks apart */
-    };
-    static_assert(KS % 16 == 0 && MMA_SMALL_THREADS % KS == 0 && KS <= MMA_SMALL_THREADS,
-                  "a slice is whole m16n8k16 steps, and whole rows of A's slice per pass");
-    static_assert(ROW % 32 == 8 || ROW % 32 == 24, "fragment rows 4 banks apart");
-    static_assert(LOADS % 2 == 0, "loads are packed two 16-bit elements a register");
-    static_assert(sizeof(smem) * MMA_SMALL_MORE_BLOCKS <= 227 * 1024,
-                  "the blocks an SM should hold fit its shared memory");
+/* The operands' slices during the K loop, then C on its way out: one buffer, used in turn. */
+union mma_small_smem {
+    struct {
+        uint16_t a[MMA_SMALL_TILE][MMA_SMALL_ROW]; /* A's slice, [m][k] */
+        uint16_t b[MMA_SMALL_TILE][MMA_SMALL_ROW]; /* B's slice transposed, [n][k]: k pairs in a word */
+    } in;
+    float c[MMA_SMALL_TILE][MMA_SMALL_TILE + 4]; /* rows 4 banks apart */
 };
+
 static_assert(MMA_SMALL_THREADS == 2 * MMA_SMALL_TILE && MMA_SMALL_TILE * MMA_SMALL_TILE ==
                   4 * 32 * 32, "the load mapping and the warps' 32 x 32 quarters assume 128 threads");
+static_assert(MMA_SMALL_BK % 16 == 0 && MMA_SMALL_BK == 32,
+              "a slice is whole m16n8k16 steps; a thread loads column tid % 32 of A's rows");
+static_assert(MMA_SMALL_LOADS % 2 == 0, "loads are packed two 16-bit elements a register");
+static_assert(sizeof(mma_small_smem) * MMA_SMALL_MORE_BLOCKS <= 227 * 1024,
+              "the blocks an SM should hold fit its shared memory");
 
-/* The thread's elements of the slice at k0, packed two a register: A at rows tid / KS + i
- * A_ROW_STEP, column tid % KS (a warp reads 32 consecutive k of a row); B at k rows tid / 64 + 2 i,
- * column tid % 64 (a warp reads 32 consecutive columns). Zeros outside the matrices. */
-template <int KS, int LOADS = mma_small_shape<KS>::LOADS>
+/* The thread's elements of the slice at k0, packed two a register: A at rows tid / 32 + 4 i,
+ * column tid % 32 (a warp reads 32 consecutive k of a row); B at k rows tid / 64 + 2 i, column
+ * tid % 64 (a warp reads 32 consecutive columns). Zeros outside the matrices. */
 __device__ __forceinline__ void mma_small_load(int M, int N, int K, const uint16_t *A,
                                                const uint16_t *B, int row0, int col0, int k0,
-                                               uint32_t (&a)[LOADS / 2], uint32_t (&b)[LOADS / 2]) {
-    constexpr int STEP = mma_small_shape<KS>::A_ROW_STEP;
-    const int ar = row0 + threadIdx.x / KS, ak = k0 + threadIdx.x % KS;
+                                               uint32_t (&a)[MMA_SMALL_LOADS / 2],
+                                               uint32_t (&b)[MMA_SMALL_LOADS / 2]) {
+    const int ar = row0 + threadIdx.x / MMA_SMALL_BK, ak = k0 + threadIdx.x % MMA_SMALL_BK;
     const int bk = k0 + threadIdx.x / MMA_SMALL_TILE, bn = col0 + threadIdx.x % MMA_SMALL_TILE;
     const uint16_t *const pa = A + (size_t)ar * K + ak, *const pb = B + (size_t)bk * N + bn;
 #pragma unroll
-    for (int i = 0; i < LOADS; i++) {
-        const uint32_t va = ar + STEP * i < M && ak < K ? __ldg(pa + (size_t)STEP * i * K) : 0u;
+    for (int i = 0; i < MMA_SMALL_LOADS; i++) {
+        const uint32_t va = ar + 4 * i < M && ak < K ? __ldg(pa + (size_t)4 * i * K) : 0u;
         const uint32_t vb = bk + 2 * i < K && bn < N ? __ldg(pb + (size_t)2 * i * N) : 0u;
         a[i / 2] = i % 2 ? a[i / 2] | va << 16 : va;
         b[i / 2] = i % 2 ? b[i / 2] | vb << 16 : vb;
@@ -72,28 +64,26 @@ __device__ __forceinline__ void mma_small_load(int M, int N, int K, const uint16
 }
 
 /* The loaded elements into shared memory, B transposed. */
-template <int KS, int LOADS = mma_small_shape<KS>::LOADS>
-__device__ __forceinline__ void mma_small_stage(typename mma_small_shape<KS>::smem &s,
-                                                const uint32_t (&a)[LOADS / 2],
-                                                const uint32_t (&b)[LOADS / 2]) {
-    constexpr int STEP = mma_small_shape<KS>::A_ROW_STEP;
-    const int ar = threadIdx.x / KS, ak = threadIdx.x % KS;
+__device__ __forceinline__ void mma_small_stage(mma_small_smem &s,
+                                                const uint32_t (&a)[MMA_SMALL_LOADS / 2],
+                                                const uint32_t (&b)[MMA_SMALL_LOADS / 2]) {
+    const int ar = threadIdx.x / MMA_SMALL_BK, ak = threadIdx.x % MMA_SMALL_BK;
     const int bk = threadIdx.x / MMA_SMALL_TILE, bn = threadIdx.x % MMA_SMALL_TILE;
 #pragma unroll
-    for (int i = 0; i < LOADS; i++) {
-        s.in.a[ar + STEP * i][ak] = (uint16_t)(a[i / 2] >> 16 * (i % 2));
+    for (int i = 0; i < MMA_SMALL_LOADS; i++) {
+        s.in.a[ar + 4 * i][ak] = (uint16_t)(a[i / 2] >> 16 * (i % 2));
         s.in.b[bn][bk + 2 * i] = (uint16_t)(b[i / 2] >> 16 * (i % 2));
     }
 }
 
-/* The warp's 32 x 32 quarter of the slice: 2 x 4 m16n8k16 tiles a k step. Lane (g, t) holds of A
- * rows g, g + 8, k pairs 2t and 2t + 8; of B column g, the same k pairs (step 09's layout). */
-template <typename T, int KS>
-__device__ __forceinline__ void mma_small_slice(const typename mma_small_shape<KS>::smem &s,
-                                                int wm, int wn, float (&acc)[2][4][4]) {
+/* The warp's 32 x 32 quarter of the slice: 2 x 4 m16n8k16 tiles, two k steps. Lane (g, t) holds
+ * of A rows g, g + 8, k pairs 2t and 2t + 8; of B column g, the same k pairs (step 09's layout). */
+template <typename T>
+__device__ __forceinline__ void mma_small_slice(const mma_small_smem &s, int wm, int wn,
+                                                float (&acc)[2][4][4]) {
     const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll
-    for (int kk = 0; kk < KS; kk += 16) {
+    for (int kk = 0; kk < MMA_SMALL_BK; kk += 16) {
         uint32_t a[2][4], b[4][2];
 #pragma unroll
         for (int i = 0; i < 2; i++)
@@ -118,12 +108,11 @@ __device__ __forceinline__ void mma_small_slice(const typename mma_small_shape<K
 /* One 64 x 64 tile of C per block, tiles down M first. The next slice's loads are issued before
  * this slice is multiplied, so they are in flight under the MMAs; then C goes through shared
  * memory, so that each warp stores whole rows. */
-template <typename T, int BLOCKS, int KS>
+template <typename T, int BLOCKS>
 __global__ void __launch_bounds__(MMA_SMALL_THREADS, BLOCKS)
     mma_small_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,
                      float *C) {
-    using shape = mma_small_shape<KS>;
-    __shared__ __align__(16) typename shape::smem s;
+    __shared__ __align__(16) mma_small_smem s;
     const int tiles_m = ceil_div(M, MMA_SMALL_TILE);
     const int row0 = blockIdx.x % tiles_m * MMA_SMALL_TILE;
     const int col0 = blockIdx.x / tiles_m * MMA_SMALL_TILE;
@@ -131,15 +120,16 @@ __global__ void __launch_bounds__(MMA_SMALL_THREADS, BLOCKS)
     const int wm = warp % 2 * 32, wn = warp / 2 * 32;
     const uint16_t *const a16 = reinterpret_cast<const uint16_t *>(A);
     const uint16_t *const b16 = reinterpret_cast<const uint16_t *>(B);
-    uint32_t a[shape::LOADS / 2], b[shape::LOADS / 2];
+    uint32_t a[MMA_SMALL_LOADS / 2], b[MMA_SMALL_LOADS / 2];
     float acc[2][4][4] = {};
-    mma_small_load<KS>(M, N, K, a16, b16, row0, col0, 0, a, b);
-    for (int k0 = 0; k0 < K; k0 += KS) {
+    mma_small_load(M, N, K, a16, b16, row0, col0, 0, a, b);
+    for (int k0 = 0; k0 < K; k0 += MMA_SMALL_BK) {
         __syncthreads(); /* every warp is done with the last slice */
-        mma_small_stage<KS>(s, a, b);
+        mma_small_stage(s, a, b);
         __syncthreads();
-        if (k0 + KS < K) mma_small_load<KS>(M, N, K, a16, b16, row0, col0, k0 + KS, a, b);
-        mma_small_slice<T, KS>(s, wm, wn, acc);
+        if (k0 + MMA_SMALL_BK < K)
+            mma_small_load(M, N, K, a16, b16, row0, col0, k0 + MMA_SMALL_BK, a, b);
+        mma_small_slice<T>(s, wm, wn, acc);
     }
     __syncthreads(); /* the operands' buffer becomes C's */
     const int g = lane / 4, t = lane % 4;
@@ -164,30 +154,23 @@ __global__ void __launch_bounds__(MMA_SMALL_THREADS, BLOCKS)
     }
 }
 
-/* Host arithmetic, shared by the launch and the plan: the tiles, and the instantiation as (blocks
- * an SM, KS): 64-deep slices where K > 32 and the tiles fit 3 an SM, else 32-deep ones, 4 blocks
- * an SM, 6 where the tiles make more than one wave of 4 (README.md). */
+/* Host arithmetic, shared by the launch and the plan. */
 static int mma_small_tiles(int m, int n) {
     return ceil_div(m, MMA_SMALL_TILE) * ceil_div(n, MMA_SMALL_TILE);
 }
-static int2 mma_small_config(int m, int n, int k, int sms) {
-    const int tiles = mma_small_tiles(m, n);
-    if (k > MMA_SMALL_BK && tiles <= MMA_SMALL_DEEP_BLOCKS * sms)
-        return {MMA_SMALL_DEEP_BLOCKS, MMA_SMALL_DEEP_BK};
-    return {tiles > MMA_SMALL_BLOCKS * sms ? MMA_SMALL_MORE_BLOCKS : MMA_SMALL_BLOCKS, MMA_SMALL_BK};
+static int mma_small_blocks(int m, int n, int sms) {
+    return mma_small_tiles(m, n) > MMA_SMALL_BLOCKS * sms ? MMA_SMALL_MORE_BLOCKS : MMA_SMALL_BLOCKS;
 }
-static void describe_mma_small(char *out, int2 config) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=mma_small tile=%dx%d bk=%d blocks=%d",
-             MMA_SMALL_TILE, MMA_SMALL_TILE, config.y, config.x);
+static void describe_mma_small(char *out, int blocks_per_sm) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=mma_small tile=%dx%d blocks=%d",
+             MMA_SMALL_TILE, MMA_SMALL_TILE, blocks_per_sm);
 }
 
 template <typename T> static cudaError_t launch_mma_small(gemm_args *p, int sms) {
-    const int2 config = mma_small_config(p->m, p->n, p->k, sms);
-    describe_mma_small(p->kernel, config);
-    const auto kernel =
-        config.y == MMA_SMALL_DEEP_BK ? mma_small_kernel<T, MMA_SMALL_DEEP_BLOCKS, MMA_SMALL_DEEP_BK>
-        : config.x == MMA_SMALL_BLOCKS ? mma_small_kernel<T, MMA_SMALL_BLOCKS, MMA_SMALL_BK>
-                                       : mma_small_kernel<T, MMA_SMALL_MORE_BLOCKS, MMA_SMALL_BK>;
+    const int per_sm = mma_small_blocks(p->m, p->n, sms);
+    describe_mma_small(p->kernel, per_sm);
+    const auto kernel = per_sm == MMA_SMALL_BLOCKS ? mma_small_kernel<T, MMA_SMALL_BLOCKS>
+                                                   : mma_small_kernel<T, MMA_SMALL_MORE_BLOCKS>;
     kernel<<<mma_small_tiles(p->m, p->n), MMA_SMALL_THREADS>>>(
         p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
     return cudaGetLastError();
