@@ -1,12 +1,8 @@
 /*
- * Step 29: small unaligned problems on the tensor cores. Where rows are not 16-byte units and the
- * problem is small, step 28 ran a 32 x 32 CUDA-core fallback, or copied A and B into padded rows
- * for the TMA tiles and stored C without TMA. mma_small (common/mma_small.cuh) reads A and B in
- * place with 2-byte loads and multiplies 64 x 64 tiles with mma.sync, many blocks an SM; plan.h
- * gives it the shapes where its estimate beats the padded tiles' (README.md). To build, run and
- * see the choice (no GPU):
- *     make step N=29 && ./29_mma_small/gemm 528 16154 23 --dtype bf16 --cublas
- *     ./29_mma_small/gemm --plan --shapes 298x523x47,528x16154x23    (the choice, no GPU)
+ * Step 29: small unaligned problems on the tensor cores. Where K <= 64 and rows are not 16-byte
+ * units, mma_small (common/mma_small.cuh) reads A and B in place and multiplies 64 x 64 tiles with
+ * mma.sync, where step 28 copied them for the TMA tiles or ran CUDA cores (plan.h, README.md).
+ *     make step N=29 && ./29_mma_small/gemm --plan 528 16154 23 && ./29_mma_small/gemm 528 16154 23
  * BUILD_ARCH: sm_90a
  */
 #include <stdio.h>
@@ -30,8 +26,8 @@
 #define OUT_COLS 32 /* one 128-byte swizzle row of FP32: the width of an epilogue chunk */
 #define PATHS                                                                                      \
     "tma_n256 tma_n192 tma_n128 tma_n96 tma_n64 pair_n256 pair_n128 pair_n64 splitk swap gemv_m "  \
-    "gemv_n padded small_k mma_small tma_n320 pair_m_n256 pair_m_n192 pair_m_n128 pair_m_n64 "      \
-    "stream_n"
+    "gemv_n padded small_k fallback tma_n320 pair_m_n256 pair_m_n192 pair_m_n128 pair_m_n64 "      \
+    "stream_n mma_small"
 
 /* What follows from the tile: WG consumer warpgroups of 64 rows each (BM = 64 WG), BN columns
  * (the wgmma instruction's N). */
@@ -381,6 +377,32 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 #include "stream_n.cuh" /* step 27's */
 #include "mma_small.cuh" /* this step */
 
+/* Small shapes with K > 32 (plan.h): a 32 x 32 shared-memory tiling (step 03's), correct, slow */
+template <typename T>
+__global__ void __launch_bounds__(1024)
+    fallback_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,
+                    float *C) {
+    __shared__ float As[32][32], Bs[32][33];
+    const int tiles_m = ceil_div(M, 32);
+    const int row = (blockIdx.x % tiles_m) * 32 + threadIdx.y,
+              col = (blockIdx.x / tiles_m) * 32 + threadIdx.x;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += 32) {
+        const int ar = row, ac = k0 + threadIdx.x, br = k0 + threadIdx.y, bc = col;
+        As[threadIdx.y][threadIdx.x] =
+            ar < M && ac < K ? static_cast<float>(A[(size_t)ar * K + ac]) : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] =
+            br < K && bc < N ? static_cast<float>(B[(size_t)br * N + bc]) : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < 32; k++) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) {
+        float *c = &C[(size_t)row * N + col];
+        *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+    }
+}
+
 #include "plan.h"
 
 /* dst (rows x ld, ld a multiple of 8) = src (rows x cols, 16-bit elements), zeros past cols: a
@@ -494,6 +516,14 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     return err != cudaSuccess || splits == 1 ? err : reduce_planes(p, partial, splits);
 }
 
+template <typename T> static cudaError_t launch_fallback(gemm_args *p) {
+    describe_fallback(p->kernel);
+    dim3 grid(ceil_div(p->m, 32) * ceil_div(p->n, 32)), block(32, 32);
+    fallback_kernel<T><<<grid, block>>>(p->m, p->n, p->k, p->alpha, (const T *)p->a,
+                                        (const T *)p->b, p->beta, p->c);
+    return cudaGetLastError();
+}
+
 /* gemv_m: R = M up to 8 rows per block, K cut as gemv_m_shape says (plan.h). */
 template <typename T, int R> static cudaError_t launch_gemv_m_rows(gemm_args *p) {
     const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sm_count());
@@ -549,6 +579,7 @@ template <typename T> static cudaError_t launch_typed(gemm_args *p) {
     if (!strcmp(plan.path, "gemv_n")) return launch_gemv_n<T>(p);
     if (!strcmp(plan.path, "stream_n")) return launch_stream_n<T>(p);
     if (!strcmp(plan.path, "small_k")) return launch_small_k<T>(p, sm_count());
+    if (!strcmp(plan.path, "fallback")) return launch_fallback<T>(p);
     if (!strcmp(plan.path, "mma_small")) return launch_mma_small<T>(p, sm_count());
     for (const auto &t : TILES)
         if (t.bn == plan.bn && t.wg == plan.wg && t.swap == plan.swap && t.pair == plan.pair)

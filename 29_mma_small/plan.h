@@ -176,12 +176,25 @@ static int copies_for(const gemm_args *p, bool swap) {
     return padding_for(p) | (wide_b ? PAD_B | WIDE_B : 0);
 }
 
-/* A shape without 16-byte rows that no rule below sends to a kernel reading it in place: the tile
- * kernels' choice, on padded copies (path "padded"). */
-static gemm_plan padded_plan(const gemm_args *p, int sms) {
+/* A shape without 16-byte rows: the tile kernels on padded copies (path "padded"), or at K <= 32
+ * small_k, where the fallback's estimate beats theirs with the copy's launch and bytes added (and
+ * C's bytes, on their side only: fitted where the two meet, README.md): 32 x 32 tiles, 2 blocks
+ * per SM, a 32-deep K slice a DRAM latency (FALLBACK_SLICE_US), FALLBACK_FLOPS (not refitted:
+ * small_k is as fast or faster there). Step 29: past K = 32 the fallback has a rule of its own. */
+#define FALLBACK_SLICE_US 1.5
+#define FALLBACK_FLOPS 8.5e12
+#define COPY_LAUNCH_US 4.0 /* what the copy's launch adds to a small problem on the H200 */
+static gemm_plan padded_plan(const gemm_args *p, int sms, int pad) {
     gemm_plan plan = tensor_plan(p->m, p->n, p->k, sms, 0, false);
     plan.path = "padded";
-    return plan;
+    const double copied = (pad & PAD_A ? (double)p->m * p->k : 0.0) +
+                          (pad & PAD_B ? (double)p->k * p->n : 0.0); /* elements, 2 bytes each */
+    if (copied > 0.0) plan.us += 2.0 * 2.0 * copied / DRAM_BYTES_PER_S * 1e6 + COPY_LAUNCH_US;
+    plan.us += 4.0 * p->m * p->n / DRAM_BYTES_PER_S * 1e6; /* C, which a small K leaves */
+    const double waves = std::ceil((double)ceil_div(p->m, 32) * ceil_div(p->n, 32) / (2.0 * sms));
+    const double fallback_us = std::max(waves * ceil_div(p->k, 32) * FALLBACK_SLICE_US,
+                                        2.0 * p->m * p->n * (double)p->k / FALLBACK_FLOPS * 1e6);
+    return fallback_us < plan.us && p->k <= SMALL_K_SLICE ? named("small_k") : plan;
 }
 
 /* The plan for a problem on `sms` SMs: 0, or 1 with the reason in why (a forced path that cannot
@@ -213,15 +226,21 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * tile kernels' and it copies nothing (step 28: to K = 16 from 8, where it measured
          * faster than the padded tiles: docs/28_small_k_prefetch.md) */
         const bool stores = pad & C_DIRECT && p->k <= 16;
-        /* Step 29: mma_small (common/mma_small.cuh) where the padded tiles' copies and a pipeline
-         * of one or two slices cost more than its DRAM round trips (README.md): at K <= 32 (one
-         * slice) where C leaves without TMA or its tiles fit the SMs at once (MMA_SMALL_BLOCKS
-         * an SM); at two slices where both hold and every SM has a tile */
+        /* Step 29: mma_small (common/mma_small.cuh) past K = 16, where the padded tiles' copies
+         * and a pipeline of one or two slices cost more than its DRAM round trips (README.md): at
+         * K <= 32 (one slice) where C leaves without TMA or its tiles fit the SMs at once
+         * (MMA_SMALL_BLOCKS an SM); at two slices where both hold, every SM has a tile and M is
+         * past SWAP_ROWS (the swapped tiles' rows: not measured against). Fewer tiles, to K = 64:
+         * the fallback where its 32 x 32 blocks are at most one an SM. */
         const int mma_tiles = mma_small_tiles(p->m, p->n);
         const bool one_wave = mma_tiles <= MMA_SMALL_BLOCKS * sms;
-        const bool mma = pad && (p->k <= MMA_SMALL_BK ? pad & C_DIRECT || one_wave
-                                 : p->k <= 2 * MMA_SMALL_BK && pad & C_DIRECT && one_wave &&
-                                       mma_tiles >= sms);
+        const bool mma = pad && p->k > 16 &&
+                         (p->k <= MMA_SMALL_BK ? pad & C_DIRECT || one_wave
+                                               : p->k <= 2 * MMA_SMALL_BK && pad & C_DIRECT &&
+                                                     one_wave && mma_tiles >= sms &&
+                                                     p->m > SWAP_ROWS);
+        const bool few =
+            pad && p->k <= 2 * MMA_SMALL_BK && ceil_div(p->m, 32) * ceil_div(p->n, 32) <= sms;
         /* Step 27: N <= 32 (a warp's 4 column tiles; at 64 its registers halve the blocks an SM
          * holds), either where A would be copied and the grid gives every SM a block (fewer
          * blocks stream too little at once: README.md), or with aligned rows at K <= 3 steps of
@@ -238,11 +257,12 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
                 : gemv_m ? named("gemv_m")
                 : stores ? named("small_k")
                 : mma    ? named("mma_small")
-                : pad    ? padded_plan(p, sms)
+                : few    ? named("fallback")
+                : pad    ? padded_plan(p, sms, pad)
                          : tensor_plan(p->m, p->n, p->k, sms, 0, false);
-    } else if (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "mma_small") ||
-               !strcmp(f, "small_k")) {
-        *plan = named(f); /* these take every shape */
+    } else if (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback") ||
+               !strcmp(f, "small_k") || !strcmp(f, "mma_small")) {
+        *plan = named(f); /* these kernels take every shape */
     } else if (!strcmp(f, "stream_n")) {
         if (p->n > 64) {
             snprintf(why, len, "stream_n holds all of a row's columns in a warp: N <= 64");
@@ -250,7 +270,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         }
         *plan = named(f);
     } else if (!strcmp(f, "padded")) { /* the tile kernels' choice, on copies where needed */
-        *plan = padded_plan(p, sms);
+        *plan = tensor_plan(p->m, p->n, p->k, sms, 0, false);
+        plan->path = f;
     } else if (pad) {
         snprintf(why, len, "%s needs rows of whole 16-byte units from 16-byte aligned operands "
                  "(K, N multiples of 8): --path padded copies them", f);
@@ -296,6 +317,9 @@ static void describe_tile(char *out, int bn, int wg, bool swap, int pair, int sp
              "tile=%dx%d wg=%d swap=%d cluster=%d%s splits=%d%s%s%s", 64 * wg, bn, wg, swap,
              pair < 0 ? -pair : pair, pair < 0 ? "m" : "", splits, copies[pad & (PAD_A | PAD_B)],
              pad & WIDE_B ? "64" : "", direct ? " store=direct" : "");
+}
+static void describe_fallback(char *out) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
 }
 static void describe_gemv_m(char *out, int rows, int splits) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows, splits);
@@ -377,7 +401,9 @@ static int plan_gemm(gemm_args *p, int sms) {
         describe_stream_n(p->kernel, stream_n_tiles(p->n), stream_n_shape(p->m, p->k, sms));
     else if (!strcmp(plan.path, "small_k"))
         describe_small_k(p->kernel, small_k_tile(p->m, p->n, sms));
-    else
+    else if (!strcmp(plan.path, "mma_small"))
         describe_mma_small(p->kernel, mma_small_blocks(p->m, p->n, sms));
+    else
+        describe_fallback(p->kernel);
     return 0;
 }

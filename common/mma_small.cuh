@@ -31,13 +31,14 @@
 union mma_small_smem {
     struct {
         uint16_t a[MMA_SMALL_TILE][MMA_SMALL_ROW]; /* A's slice, [m][k] */
-        uint16_t b[MMA_SMALL_TILE][MMA_SMALL_ROW]; /* B's slice transposed, [n][k]: k pairs in a word */
+        uint16_t b[MMA_SMALL_TILE][MMA_SMALL_ROW]; /* B's slice transposed, [n][k] */
     } in;
     float c[MMA_SMALL_TILE][MMA_SMALL_TILE + 4]; /* rows 4 banks apart */
 };
 
-static_assert(MMA_SMALL_THREADS == 2 * MMA_SMALL_TILE && MMA_SMALL_TILE * MMA_SMALL_TILE ==
-                  4 * 32 * 32, "the load mapping and the warps' 32 x 32 quarters assume 128 threads");
+static_assert(MMA_SMALL_THREADS == 2 * MMA_SMALL_TILE &&
+                  MMA_SMALL_TILE * MMA_SMALL_TILE == 4 * 32 * 32,
+              "the load mapping and the warps' 32 x 32 quarters assume 128 threads");
 static_assert(MMA_SMALL_BK % 16 == 0 && MMA_SMALL_BK == 32,
               "a slice is whole m16n8k16 steps; a thread loads column tid % 32 of A's rows");
 static_assert(MMA_SMALL_LOADS % 2 == 0, "loads are packed two 16-bit elements a register");
@@ -159,7 +160,8 @@ static int mma_small_tiles(int m, int n) {
     return ceil_div(m, MMA_SMALL_TILE) * ceil_div(n, MMA_SMALL_TILE);
 }
 static int mma_small_blocks(int m, int n, int sms) {
-    return mma_small_tiles(m, n) > MMA_SMALL_BLOCKS * sms ? MMA_SMALL_MORE_BLOCKS : MMA_SMALL_BLOCKS;
+    const bool waves = mma_small_tiles(m, n) > MMA_SMALL_BLOCKS * sms;
+    return waves ? MMA_SMALL_MORE_BLOCKS : MMA_SMALL_BLOCKS;
 }
 static void describe_mma_small(char *out, int blocks_per_sm) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=mma_small tile=%dx%d blocks=%d",
