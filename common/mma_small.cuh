@@ -1,11 +1,11 @@
 /*
- * mma_small.cuh: step 29's kernel for small problems whose rows are not 16-byte units (K or N not
- * a multiple of 8, or operands on 2-byte boundaries). It replaces the 32 x 32 CUDA-core fallback
- * with the tensor cores of step 09: mma.sync m16n8k16 on 64 x 64 tiles, 4 warps of 32 x 32. No
- * tensor map and no copy: A and B are read where they lie, an element per 2-byte load, predicated
- * at every edge, and C is stored directly, a warp writing 32 consecutive floats of a row.
- * Small blocks, many an SM: where the time is a few DRAM round trips and C's stores, what covers
- * them is other blocks' loads and stores, not a deep pipeline within one block.
+ * mma_small.cuh: step 29's kernel for problems of small K whose rows are not 16-byte units (K or N
+ * not a multiple of 8, or operands on 2-byte boundaries), on the tensor cores of step 09:
+ * mma.sync m16n8k16 on 64 x 64 tiles, 4 warps of 32 x 32. No tensor map and no copy: A and B are
+ * read where they lie, an element per 2-byte load, predicated at every edge, and C is stored
+ * directly, a warp writing 32 consecutive floats of a row. Small blocks, many an SM: a block has
+ * one slice in flight, and other blocks' loads and C stores overlap its own (6 blocks an SM
+ * measured faster than 4 where the tiles make several waves: README.md).
  * Needs mma_m16n8k16 (stream_n.cuh); included before plan.h, which names its tile.
  */
 #ifndef MMA_SMALL_CUH
@@ -33,17 +33,19 @@ union mma_small_smem {
         uint16_t a[MMA_SMALL_TILE][MMA_SMALL_ROW]; /* A's slice, [m][k] */
         uint16_t b[MMA_SMALL_TILE][MMA_SMALL_ROW]; /* B's slice transposed, [n][k] */
     } in;
-    float c[MMA_SMALL_TILE][MMA_SMALL_TILE + 4]; /* rows 4 banks apart */
+    /* Rows of 68 floats: a half-warp's float2 stores (rows g, g + 8 apart by 4 g banks) meet
+     * 2-way conflicts, once per tile; the row reads for the stores to C are conflict-free. */
+    float c[MMA_SMALL_TILE][MMA_SMALL_TILE + 4];
 };
 
 static_assert(MMA_SMALL_THREADS == 2 * MMA_SMALL_TILE &&
                   MMA_SMALL_TILE * MMA_SMALL_TILE == 4 * 32 * 32,
               "the load mapping and the warps' 32 x 32 quarters assume 128 threads");
-static_assert(MMA_SMALL_BK % 16 == 0 && MMA_SMALL_BK == 32,
+static_assert(MMA_SMALL_BK == 32,
               "a slice is whole m16n8k16 steps; a thread loads column tid % 32 of A's rows");
 static_assert(MMA_SMALL_LOADS % 2 == 0, "loads are packed two 16-bit elements a register");
-static_assert(sizeof(mma_small_smem) * MMA_SMALL_MORE_BLOCKS <= 227 * 1024,
-              "the blocks an SM should hold fit its shared memory");
+static_assert((sizeof(mma_small_smem) + 1024) * MMA_SMALL_MORE_BLOCKS <= 228 * 1024,
+              "the blocks an SM should hold fit its 228 KB, 1 KB reserved a block");
 
 /* The thread's elements of the slice at k0, packed two a register: A at rows tid / 32 + 4 i,
  * column tid % 32 (a warp reads 32 consecutive k of a row); B at k rows tid / 64 + 2 i, column
@@ -64,7 +66,8 @@ __device__ __forceinline__ void mma_small_load(int M, int N, int K, const uint16
     }
 }
 
-/* The loaded elements into shared memory, B transposed. */
+/* The loaded elements into shared memory, B transposed: a warp's 32 columns land 20 words apart,
+ * on 8 banks, 4-way conflicts in its 2-byte stores; the price of conflict-free fragment reads. */
 __device__ __forceinline__ void mma_small_stage(mma_small_smem &s,
                                                 const uint32_t (&a)[MMA_SMALL_LOADS / 2],
                                                 const uint32_t (&b)[MMA_SMALL_LOADS / 2]) {
@@ -79,11 +82,13 @@ __device__ __forceinline__ void mma_small_stage(mma_small_smem &s,
 
 /* The warp's 32 x 32 quarter of the slice: 2 x 4 m16n8k16 tiles, two k steps. Lane (g, t) holds
  * of A rows g, g + 8, k pairs 2t and 2t + 8; of B column g, the same k pairs (step 09's layout). */
-template <typename T>
+template <typename T, int BLOCKS>
 __device__ __forceinline__ void mma_small_slice(const mma_small_smem &s, int wm, int wn,
                                                 float (&acc)[2][4][4]) {
     const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-#pragma unroll
+    /* At 80 registers (6 blocks an SM) the two k steps unrolled spill: one at a time does not */
+    constexpr int unrolled = BLOCKS > MMA_SMALL_BLOCKS ? 1 : MMA_SMALL_BK / 16;
+#pragma unroll unrolled
     for (int kk = 0; kk < MMA_SMALL_BK; kk += 16) {
         uint32_t a[2][4], b[4][2];
 #pragma unroll
@@ -130,7 +135,7 @@ __global__ void __launch_bounds__(MMA_SMALL_THREADS, BLOCKS)
         __syncthreads();
         if (k0 + MMA_SMALL_BK < K)
             mma_small_load(M, N, K, a16, b16, row0, col0, k0 + MMA_SMALL_BK, a, b);
-        mma_small_slice<T>(s, wm, wn, acc);
+        mma_small_slice<T, BLOCKS>(s, wm, wn, acc);
     }
     __syncthreads(); /* the operands' buffer becomes C's */
     const int g = lane / 4, t = lane % 4;
