@@ -377,7 +377,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 #include "stream_n.cuh" /* step 27's */
 #include "mma_small.cuh" /* this step */
 
-/* Small shapes with K > 32 (plan.h): a 32 x 32 shared-memory tiling (step 03's), correct, slow */
+/* K 33-64 with at most a 32 x 32 block an SM, or forced: step 03's 32 x 32 shared-memory tiling */
 template <typename T>
 __global__ void __launch_bounds__(1024)
     fallback_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,

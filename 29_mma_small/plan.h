@@ -226,21 +226,23 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * tile kernels' and it copies nothing (step 28: to K = 16 from 8, where it measured
          * faster than the padded tiles: docs/28_small_k_prefetch.md) */
         const bool stores = pad & C_DIRECT && p->k <= 16;
-        /* Step 29: mma_small (common/mma_small.cuh) past K = 16, where the padded tiles' copies
-         * and a pipeline of one or two slices cost more than its DRAM round trips (README.md): at
-         * K <= 32 (one slice) where C leaves without TMA or its tiles fit the SMs at once
-         * (MMA_SMALL_BLOCKS an SM); at two slices where both hold, every SM has a tile and M is
-         * past SWAP_ROWS (the swapped tiles' rows: not measured against). Fewer tiles, to K = 64:
-         * the fallback where its 32 x 32 blocks are at most one an SM. */
+        /* Step 29, for rows that are not 16-byte units (README.md, docs/29_mma_small.md, fitted
+         * on shapes with each kernel forced): mma_small past K = 16 (below, step 28's small
+         * kernels measured faster). One 32-deep slice: where C leaves without TMA (the padded
+         * tiles store it a row of 32 floats at a time too) or its tiles fit the SMs at once,
+         * MMA_SMALL_BLOCKS an SM (with more waves and a TMA store, the padded tiles were
+         * faster). Two slices: where both hold, every SM has a tile (with fewer, the padded
+         * tiles' ring was faster) and M > SWAP_ROWS (the swapped tiles' shapes: not measured). */
         const int mma_tiles = mma_small_tiles(p->m, p->n);
-        const bool one_wave = mma_tiles <= MMA_SMALL_BLOCKS * sms;
-        const bool mma = pad && p->k > 16 &&
-                         (p->k <= MMA_SMALL_BK ? pad & C_DIRECT || one_wave
-                                               : p->k <= 2 * MMA_SMALL_BK && pad & C_DIRECT &&
-                                                     one_wave && mma_tiles >= sms &&
-                                                     p->m > SWAP_ROWS);
-        const bool few =
-            pad && p->k <= 2 * MMA_SMALL_BK && ceil_div(p->m, 32) * ceil_div(p->n, 32) <= sms;
+        const bool c_direct = pad & C_DIRECT, one_wave = mma_tiles <= MMA_SMALL_BLOCKS * sms;
+        const bool one_slice = p->k > 16 && p->k <= MMA_SMALL_BK && (c_direct || one_wave);
+        const bool two_slices = p->k > MMA_SMALL_BK && p->k <= 2 * MMA_SMALL_BK && c_direct &&
+                                one_wave && mma_tiles >= sms && p->m > SWAP_ROWS;
+        const bool mma = pad && (one_slice || two_slices);
+        /* K 33 to 64, at most one 32 x 32 block an SM: the fallback, faster there than the
+         * padded tiles (step 28 chose it by padded_plan's estimate: docs/29_mma_small.md) */
+        const bool fallback_fits = pad && p->k > MMA_SMALL_BK && p->k <= 2 * MMA_SMALL_BK &&
+                                   ceil_div(p->m, 32) * ceil_div(p->n, 32) <= sms;
         /* Step 27: N <= 32 (a warp's 4 column tiles; at 64 its registers halve the blocks an SM
          * holds), either where A would be copied and the grid gives every SM a block (fewer
          * blocks stream too little at once: README.md), or with aligned rows at K <= 3 steps of
@@ -251,15 +253,15 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
             p->n <= 32 && (pad & PAD_A ? sg.classes * sg.blocks_per_class * sg.splits >= sms
                                        : p->n > 1 && p->k <= 3 * STREAM_STEP &&
                                              (double)p->m * p->k <= 1 << 22);
-        *plan = tiny     ? named("small_k")
-                : stream ? named("stream_n")
-                : gemv_n ? named("gemv_n")
-                : gemv_m ? named("gemv_m")
-                : stores ? named("small_k")
-                : mma    ? named("mma_small")
-                : few    ? named("fallback")
-                : pad    ? padded_plan(p, sms, pad)
-                         : tensor_plan(p->m, p->n, p->k, sms, 0, false);
+        *plan = tiny            ? named("small_k")
+                : stream        ? named("stream_n")
+                : gemv_n        ? named("gemv_n")
+                : gemv_m        ? named("gemv_m")
+                : stores        ? named("small_k")
+                : mma           ? named("mma_small")
+                : fallback_fits ? named("fallback")
+                : pad           ? padded_plan(p, sms, pad)
+                                : tensor_plan(p->m, p->n, p->k, sms, 0, false);
     } else if (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback") ||
                !strcmp(f, "small_k") || !strcmp(f, "mma_small")) {
         *plan = named(f); /* these kernels take every shape */
