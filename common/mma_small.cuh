@@ -18,8 +18,8 @@
 #define MMA_SMALL_TILE 64    /* a block's tile of C: 64 x 64 */
 #define MMA_SMALL_BK 32      /* K per slice: two m16n8k16 steps */
 #define MMA_SMALL_THREADS 128 /* 4 warps, each a 32 x 32 quarter of the tile */
-/* Blocks an SM holds: __launch_bounds__ gives each thread 128 registers at 4, 80 at 6 (ptxas then
- * spills a few bytes). 6 where the tiles make more than one wave of 4 an SM (README.md). */
+/* Blocks an SM holds: __launch_bounds__ gives each thread 128 registers at 4, 80 at 6 (there the
+ * slice's two k steps run one at a time). 6 where the tiles make more than one wave of 4 an SM. */
 #define MMA_SMALL_BLOCKS 4
 #define MMA_SMALL_MORE_BLOCKS 6
 /* Operand rows of BK + 8 elements (80 bytes, 20 words): the 8 rows g of a fragment read start 20 g
