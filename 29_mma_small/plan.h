@@ -194,7 +194,7 @@ static gemm_plan padded_plan(const gemm_args *p, int sms, int pad) {
     const double waves = std::ceil((double)ceil_div(p->m, 32) * ceil_div(p->n, 32) / (2.0 * sms));
     const double fallback_us = std::max(waves * ceil_div(p->k, 32) * FALLBACK_SLICE_US,
                                         2.0 * p->m * p->n * (double)p->k / FALLBACK_FLOPS * 1e6);
-    return fallback_us < plan.us && p->k <= SMALL_K_SLICE ? named("small_k") : plan;
+    return p->k <= SMALL_K_SLICE && fallback_us < plan.us ? named("small_k") : plan;
 }
 
 /* The plan for a problem on `sms` SMs: 0, or 1 with the reason in why (a forced path that cannot
@@ -234,7 +234,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * faster). Two slices: where both hold, every SM has a tile (with fewer, the padded
          * tiles' ring was faster) and M > SWAP_ROWS (the swapped tiles' shapes: not measured). */
         const int mma_tiles = mma_small_tiles(p->m, p->n);
-        const bool c_direct = pad & C_DIRECT, one_wave = mma_tiles <= MMA_SMALL_BLOCKS * sms;
+        const bool c_direct = pad & C_DIRECT, one_wave = mma_small_one_wave(p->m, p->n, sms);
         const bool one_slice = p->k > 16 && p->k <= MMA_SMALL_BK && (c_direct || one_wave);
         const bool two_slices = p->k > MMA_SMALL_BK && p->k <= 2 * MMA_SMALL_BK && c_direct &&
                                 one_wave && mma_tiles >= sms && p->m > SWAP_ROWS;

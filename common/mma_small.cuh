@@ -164,9 +164,12 @@ __global__ void __launch_bounds__(MMA_SMALL_THREADS, BLOCKS)
 static int mma_small_tiles(int m, int n) {
     return ceil_div(m, MMA_SMALL_TILE) * ceil_div(n, MMA_SMALL_TILE);
 }
+/* the tiles all fit the SMs at once, MMA_SMALL_BLOCKS an SM */
+static bool mma_small_one_wave(int m, int n, int sms) {
+    return mma_small_tiles(m, n) <= MMA_SMALL_BLOCKS * sms;
+}
 static int mma_small_blocks(int m, int n, int sms) {
-    const bool waves = mma_small_tiles(m, n) > MMA_SMALL_BLOCKS * sms;
-    return waves ? MMA_SMALL_MORE_BLOCKS : MMA_SMALL_BLOCKS;
+    return mma_small_one_wave(m, n, sms) ? MMA_SMALL_BLOCKS : MMA_SMALL_MORE_BLOCKS;
 }
 static void describe_mma_small(char *out, int blocks_per_sm) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=mma_small tile=%dx%d blocks=%d",

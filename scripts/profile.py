@@ -72,8 +72,10 @@ def main():
     os.makedirs(os.path.dirname(out), exist_ok=True)
     run = ([exe, *dims, "--reps", "1", "--warmup", "0", "--no-check"] + (["--dtype", args.dtype] if args.dtype else [])
            + (["--path", args.path] if args.path else []))
-    # the step's first main kernel: gemm_kernel, or (step 13) a GEMV kernel or the fallback
-    cmd = [ncu, "--clock-control", "none", "-k", "regex:gemm_kernel|gemv_|fallback_kernel|small_k_kernel|small_k_walk_kernel", "-c", "1", "--set", "full",
+    # the step's first main kernel: gemm_kernel, or a GEMV, small-K, mma_small or fallback kernel
+    cmd = [ncu, "--clock-control", "none", "-k",
+           "regex:gemm_kernel|gemv_|fallback_kernel|small_k_kernel|small_k_walk_kernel|mma_small_kernel",
+           "-c", "1", "--set", "full",
            "--metrics", ",".join(EXTRA), "-f", "-o", out] + run
     print("profile: " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd), flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True)
