@@ -113,18 +113,21 @@ def layout(step, c):
                            "b + grid, ... and loads its next slice",
                            "  (this tile's or its next tile's) before it multiplies this one and stores C",
                            "other shapes: the kernels of steps 13-27 (plan.h)"])
-    if n == 29:  # the step's new kernel, mma_small's 64 x 64 tile (its header's constants)
+    if n in (29, 30):  # the step's kernel, mma_small's 64 x 64 tile (its header's constants)
         mine = [(16 * i + h, 8 * j + e) for i in range(2) for j in range(4) for h in (0, 8) for e in (0, 1)]
+        loads = ("A and B read in place, 2 bytes a load, predicated at every edge; the next 32-deep slice "
+                 "loaded before this one's MMAs" if n == 29 else
+                 "A and B read in place, 2 bytes a load, in pairs of consecutive k (a 32-bit shared store "
+                 "each) from pointers that step; the next slice before this one's MMAs")
         return dict(BM=64, BN=64, BK=32, warp=(32, 32), mine=mine, who="lane 0 of warp 0",
-                    notes=["mma_small (K 17-64, rows not 16-byte units): 4 warps of 32 x 32, 2 x 4 mma.sync "
-                           "m16n8k16 tiles a warp",
+                    notes=[f"mma_small (K 17-{64 if n == 29 else 96}, rows not 16-byte units): 4 warps of "
+                           "32 x 32, 2 x 4 mma.sync m16n8k16 tiles a warp",
                            "  lane (g, t): rows g, g + 8 and columns 2t, 2t + 1 of each tile",
-                           "A and B read in place, 2 bytes a load, predicated at every edge; the next 32-deep slice "
-                           "loaded before this one's MMAs",
+                           loads,
                            "shared memory: A's slice 64 x (32 + 8), B's transposed 64 x (32 + 8); then, in the same "
                            "bytes, C: 64 x (64 + 4) floats",
                            "  a warp stores 32 consecutive floats of a row; 4 blocks an SM, 6 past one wave of 4",
-                           "other shapes: the kernels of steps 13-28 (plan.h)"])
+                           f"other shapes: the kernels of steps 13-{n - 1} (plan.h)"])
     # Hopper: consumer warpgroups of 64 rows; step 11 has no producer warpgroup.
     wg = c.get("WARPGROUPS", 2)
     bm, bn, bk = 64 * wg, c.get("BN", 256), c.get("BK", 64)

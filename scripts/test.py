@@ -288,7 +288,7 @@ SHAPES = ("1x1x1,1x1000x129,1000x1x129,1x4096x64,4096x1x64,7x7x7,33x33x33,127x12
 # 1x2048x4096: M = 1 within one gemv_m block of columns, which step 20 gives the swapped tiles, split.
 SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136x264x72,8x8x8,17000x8x8,72x136x576,"
                     "130x64x17,1x1000x129,16x8456x64,5x3x3001,2113x3x777,700x1500x3,1000x300x5,2000x24x800,"
-                    "1100x2100x40,300x1700x23")
+                    "1100x2100x40,300x1700x23,78x475x89")
 # 72x136x576: K of 9 slices of 64, the smallest kind of shape split-K takes. 130x64x17 and 1x1000x129:
 # K alone not a multiple of 8 (step 20 copies A, not B). 700x1500x3 and 1000x300x5: step 25's small_k,
 # forced, in its 64 x 128 and 64 x 32 tiles on 132 SMs (17000x8x8: 128 x 8; the smaller ones: 32 x 8).
@@ -297,6 +297,7 @@ SANITIZER_SHAPES = ("1x1x1,7x33x5,33x7x129,130x65x17,1x67x9,67x1x9,132x68x12,136
 # 132 SMs hold, so 42 blocks take two, each in three K slices, the next loaded under this one; and
 # step 29's mma_small (forced) in its 6-blocks-an-SM instantiation (594 tiles, more than 4 x 132).
 # 300x1700x23: step 29's own choice of mma_small (135 tiles, 4 an SM), C stored without TMA.
+# 78x475x89: step 30's own choice of mma_small at three slices (16 tiles), the last one partial.
 
 
 # The linear layer's options (--layout, --out, --epilogue): odd shapes (the CUDA-core kernel), M = 1,

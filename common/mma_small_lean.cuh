@@ -1,0 +1,211 @@
+/*
+ * mma_small_lean.cuh: step 29's mma_small (mma_small.cuh, whose names it keeps: a step includes one
+ * or the other, and `make diff N=30` shows this header against it) with leaner loads. On a small
+ * grid an SM holds one block, a scheduler one warp, and the kernel's time is its instruction count
+ * times their latency: step 29's loads cost about eight instructions an element (a 64-bit address
+ * each, the operand's base reloaded from the constant bank, a shift to unpack it for a 2-byte
+ * shared store). Here a thread loads pairs of consecutive k, the two halves of one 32-bit word of
+ * shared memory, from pointers that step by a fixed stride, with the bounds that do not change
+ * across a slice tested once: about half the instructions a slice (Nsight Compute: README.md).
+ * Still no tensor map and no copy: A and B read where they lie, 2 bytes at a time, predicated at
+ * every edge; C stored directly, a warp writing 32 consecutive floats of a row.
+ * Needs mma_m16n8k16 (stream_n.cuh); included before plan.h, which names its tile.
+ */
+#ifndef MMA_SMALL_CUH
+#define MMA_SMALL_CUH
+
+#include <stdint.h>
+
+#include "gemm.h"
+
+#define MMA_SMALL_TILE 64    /* a block's tile of C: 64 x 64 */
+#define MMA_SMALL_BK 32      /* K per slice: two m16n8k16 steps */
+#define MMA_SMALL_THREADS 128 /* 4 warps, each a 32 x 32 quarter of the tile */
+/* Blocks an SM holds: __launch_bounds__ gives each thread 128 registers at 4, 80 at 6 (there the
+ * slice's two k steps run one at a time). 6 where the tiles make more than one wave of 4 an SM. */
+#define MMA_SMALL_BLOCKS 4
+#define MMA_SMALL_MORE_BLOCKS 6
+/* Operand rows of BK + 8 elements (80 bytes, 20 words): the 8 rows g of a fragment read start 20 g
+ * words apart, 8 distinct groups of 4 banks, so a warp's fragment load is conflict-free. */
+#define MMA_SMALL_ROW (MMA_SMALL_BK + 8)
+#define MMA_SMALL_LOADS (MMA_SMALL_TILE * MMA_SMALL_BK / MMA_SMALL_THREADS) /* of A, and of B */
+/* A thread's pairs: of A, MMA_SMALL_A_PAIRS threads across a row of the slice and so
+ * MMA_SMALL_A_ROWS rows a pass; of B, a thread a column and MMA_SMALL_B_KS k a pass */
+#define MMA_SMALL_A_PAIRS (MMA_SMALL_BK / 2)
+#define MMA_SMALL_A_ROWS (MMA_SMALL_THREADS / MMA_SMALL_A_PAIRS)
+#define MMA_SMALL_B_KS (2 * MMA_SMALL_THREADS / MMA_SMALL_TILE)
+
+/* The operands' slices during the K loop, then C on its way out: one buffer, used in turn. */
+union mma_small_smem {
+    struct {
+        uint16_t a[MMA_SMALL_TILE][MMA_SMALL_ROW]; /* A's slice, [m][k] */
+        uint16_t b[MMA_SMALL_TILE][MMA_SMALL_ROW]; /* B's slice transposed, [n][k] */
+    } in;
+    /* Rows of 68 floats: a half-warp's float2 stores (rows g, g + 8 apart by 4 g banks) meet
+     * 2-way conflicts, once per tile; the row reads for the stores to C are conflict-free. */
+    float c[MMA_SMALL_TILE][MMA_SMALL_TILE + 4];
+};
+
+static_assert(MMA_SMALL_THREADS == 2 * MMA_SMALL_TILE &&
+                  MMA_SMALL_TILE * MMA_SMALL_TILE == 4 * 32 * 32,
+              "the load mapping and the warps' 32 x 32 quarters assume 128 threads");
+static_assert(MMA_SMALL_BK == 32,
+              "a slice is whole m16n8k16 steps; a thread loads column tid % 32 of A's rows");
+static_assert(MMA_SMALL_LOADS % 2 == 0, "loads are packed two 16-bit elements a register");
+static_assert(MMA_SMALL_A_ROWS * MMA_SMALL_LOADS / 2 == MMA_SMALL_TILE &&
+                  MMA_SMALL_B_KS * MMA_SMALL_LOADS / 2 == MMA_SMALL_BK,
+              "a thread's pairs cover A's 64 rows and B's 32 k of the slice once");
+static_assert((sizeof(mma_small_smem) + 1024) * MMA_SMALL_MORE_BLOCKS <= 228 * 1024,
+              "the blocks an SM should hold fit its 228 KB, 1 KB reserved a block");
+
+/* The thread's elements of the slice at k0, as pairs of consecutive k (each the two halves of a
+ * 32-bit word of shared memory): of A, rows tid / 16 + 8 i, k 2 (tid % 16) and the next (a warp
+ * reads two rows, 64 bytes of each); of B, column tid % 64 (a warp reads 32 consecutive columns),
+ * k 2 (tid / 64) + 4 i and the next. Each pair from a pointer that steps by 8 K (A) or 4 N (B)
+ * elements; the bounds that hold across the slice are tested once. Zeros outside the matrices. */
+__device__ __forceinline__ void mma_small_load(int M, int N, int K, const uint16_t *A,
+                                               const uint16_t *B, int row0, int col0, int k0,
+                                               uint32_t (&a)[MMA_SMALL_LOADS / 2],
+                                               uint32_t (&b)[MMA_SMALL_LOADS / 2]) {
+    const int ar = row0 + threadIdx.x / MMA_SMALL_A_PAIRS;
+    const int ak = k0 + 2 * (threadIdx.x % MMA_SMALL_A_PAIRS);
+    const int bk = k0 + 2 * (threadIdx.x / MMA_SMALL_TILE);
+    const int bn = col0 + threadIdx.x % MMA_SMALL_TILE;
+    const int rows_left = M - ar, ks_left = K - bk;
+    const bool a_lo = ak < K, a_hi = ak + 1 < K, b_col = bn < N;
+    const uint16_t *pa = A + (size_t)ar * K + ak, *pb = B + (size_t)bk * N + bn;
+    const size_t a_step = (size_t)MMA_SMALL_A_ROWS * K, b_step = (size_t)MMA_SMALL_B_KS * N;
+#pragma unroll
+    for (int i = 0; i < MMA_SMALL_LOADS / 2; i++) {
+        const bool row = MMA_SMALL_A_ROWS * i < rows_left;
+        const bool b_lo = b_col && MMA_SMALL_B_KS * i < ks_left;
+        const bool b_hi = b_col && MMA_SMALL_B_KS * i + 1 < ks_left;
+        const uint32_t lo = row && a_lo ? __ldg(pa) : 0u, hi = row && a_hi ? __ldg(pa + 1) : 0u;
+        a[i] = lo | hi << 16;
+        b[i] = (b_lo ? __ldg(pb) : 0u) | (b_hi ? __ldg(pb + N) : 0u) << 16;
+        pa += a_step;
+        pb += b_step;
+    }
+}
+
+/* The pairs into shared memory, a 32-bit store each, B transposed: a warp's 32 columns land 20
+ * words apart, on 8 banks, 4-way conflicts; the price of conflict-free fragment reads. */
+__device__ __forceinline__ void mma_small_stage(mma_small_smem &s,
+                                                const uint32_t (&a)[MMA_SMALL_LOADS / 2],
+                                                const uint32_t (&b)[MMA_SMALL_LOADS / 2]) {
+    const int ar = threadIdx.x / MMA_SMALL_A_PAIRS, ak = 2 * (threadIdx.x % MMA_SMALL_A_PAIRS);
+    const int bk = 2 * (threadIdx.x / MMA_SMALL_TILE), bn = threadIdx.x % MMA_SMALL_TILE;
+#pragma unroll
+    for (int i = 0; i < MMA_SMALL_LOADS / 2; i++) {
+        *reinterpret_cast<uint32_t *>(&s.in.a[ar + MMA_SMALL_A_ROWS * i][ak]) = a[i];
+        *reinterpret_cast<uint32_t *>(&s.in.b[bn][bk + MMA_SMALL_B_KS * i]) = b[i];
+    }
+}
+
+/* The warp's 32 x 32 quarter of the slice: 2 x 4 m16n8k16 tiles, two k steps. Lane (g, t) holds
+ * of A rows g, g + 8, k pairs 2t and 2t + 8; of B column g, the same k pairs (step 09's layout). */
+template <typename T, int BLOCKS>
+__device__ __forceinline__ void mma_small_slice(const mma_small_smem &s, int wm, int wn,
+                                                float (&acc)[2][4][4]) {
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    /* At 80 registers (6 blocks an SM) the two k steps unrolled spill: one at a time does not */
+    constexpr int unrolled = BLOCKS > MMA_SMALL_BLOCKS ? 1 : MMA_SMALL_BK / 16;
+#pragma unroll unrolled
+    for (int kk = 0; kk < MMA_SMALL_BK; kk += 16) {
+        uint32_t a[2][4], b[4][2];
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) /* rows g, g + 8; k 2t, then 2t + 8 */
+                a[i][q] = *reinterpret_cast<const uint32_t *>(
+                    &s.in.a[wm + 16 * i + g + 8 * (q % 2)][kk + 2 * t + 8 * (q / 2)]);
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int q = 0; q < 2; q++)
+                b[j][q] = *reinterpret_cast<const uint32_t *>(
+                    &s.in.b[wn + 8 * j + g][kk + 2 * t + 8 * q]);
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                mma_m16n8k16<T>(acc[i][j], a[i][0], a[i][1], a[i][2], a[i][3], b[j][0], b[j][1]);
+    }
+}
+
+/* One 64 x 64 tile of C per block, tiles down M first. The next slice's loads are issued before
+ * this slice is multiplied, so they are in flight under the MMAs; then C goes through shared
+ * memory, so that each warp stores whole rows. */
+template <typename T, int BLOCKS>
+__global__ void __launch_bounds__(MMA_SMALL_THREADS, BLOCKS)
+    mma_small_kernel(int M, int N, int K, float alpha, const T *A, const T *B, float beta,
+                     float *C) {
+    __shared__ __align__(16) mma_small_smem s;
+    const int tiles_m = ceil_div(M, MMA_SMALL_TILE);
+    const int row0 = blockIdx.x % tiles_m * MMA_SMALL_TILE;
+    const int col0 = blockIdx.x / tiles_m * MMA_SMALL_TILE;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp % 2 * 32, wn = warp / 2 * 32;
+    const uint16_t *const a16 = reinterpret_cast<const uint16_t *>(A);
+    const uint16_t *const b16 = reinterpret_cast<const uint16_t *>(B);
+    uint32_t a[MMA_SMALL_LOADS / 2], b[MMA_SMALL_LOADS / 2];
+    float acc[2][4][4] = {};
+    mma_small_load(M, N, K, a16, b16, row0, col0, 0, a, b);
+    for (int k0 = 0; k0 < K; k0 += MMA_SMALL_BK) {
+        __syncthreads(); /* every warp is done with the last slice */
+        mma_small_stage(s, a, b);
+        __syncthreads();
+        if (k0 + MMA_SMALL_BK < K)
+            mma_small_load(M, N, K, a16, b16, row0, col0, k0 + MMA_SMALL_BK, a, b);
+        mma_small_slice<T, BLOCKS>(s, wm, wn, acc);
+    }
+    __syncthreads(); /* the operands' buffer becomes C's */
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                *reinterpret_cast<float2 *>(&s.c[wm + 16 * i + g + 8 * h][wn + 8 * j + 2 * t]) =
+                    make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+    __syncthreads();
+    for (int r = warp; r < MMA_SMALL_TILE && row0 + r < M; r += MMA_SMALL_THREADS / 32) {
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int col = col0 + lane + 32 * h;
+            if (col >= N) continue;
+            float *const c = &C[(size_t)(row0 + r) * N + col];
+            const float v = alpha * s.c[r][lane + 32 * h];
+            *c = beta == 0.0f ? v : v + beta * *c;
+        }
+    }
+}
+
+/* Host arithmetic, shared by the launch and the plan. */
+static int mma_small_tiles(int m, int n) {
+    return ceil_div(m, MMA_SMALL_TILE) * ceil_div(n, MMA_SMALL_TILE);
+}
+/* the tiles all fit the SMs at once, MMA_SMALL_BLOCKS an SM */
+static bool mma_small_one_wave(int m, int n, int sms) {
+    return mma_small_tiles(m, n) <= MMA_SMALL_BLOCKS * sms;
+}
+static int mma_small_blocks(int m, int n, int sms) {
+    return mma_small_one_wave(m, n, sms) ? MMA_SMALL_BLOCKS : MMA_SMALL_MORE_BLOCKS;
+}
+static void describe_mma_small(char *out, int blocks_per_sm) {
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=mma_small tile=%dx%d blocks=%d",
+             MMA_SMALL_TILE, MMA_SMALL_TILE, blocks_per_sm);
+}
+
+template <typename T> static cudaError_t launch_mma_small(gemm_args *p, int sms) {
+    const int per_sm = mma_small_blocks(p->m, p->n, sms);
+    describe_mma_small(p->kernel, per_sm);
+    const auto kernel = per_sm == MMA_SMALL_BLOCKS ? mma_small_kernel<T, MMA_SMALL_BLOCKS>
+                                                   : mma_small_kernel<T, MMA_SMALL_MORE_BLOCKS>;
+    kernel<<<mma_small_tiles(p->m, p->n), MMA_SMALL_THREADS>>>(
+        p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, p->c);
+    return cudaGetLastError();
+}
+
+#endif /* MMA_SMALL_CUH */
