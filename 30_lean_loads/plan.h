@@ -406,7 +406,8 @@ static int plan_gemm(gemm_args *p, int sms) {
     else if (!strcmp(plan.path, "small_k"))
         describe_small_k(p->kernel, small_k_tile(p->m, p->n, sms));
     else if (!strcmp(plan.path, "mma_small"))
-        describe_mma_small(p->kernel, mma_small_blocks(p->m, p->n, sms));
+        describe_mma_small(p->kernel, mma_small_tile(p->m, p->n, sms),
+                           mma_small_blocks(p->m, p->n, sms));
     else
         describe_fallback(p->kernel);
     return 0;
