@@ -217,11 +217,13 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1) &&
                             (p->n <= 4 || p->k <= GEMV_N_CHUNK || p->m < 128);
         /* One K slice of small_k (common/small_k_prefetch.cuh), and at most a 32 x 32 block per
-         * SM (a cut measured, not a limit), or gemv_n's shapes (a warp per row, at most 4 of its
-         * lanes loading), or N <= 8 (a tile 64 wide, mostly zeros): a small kernel without tensor
-         * maps starts sooner, or runs more rows at once (README.md) */
-        const bool tiny = p->k <= 32 && (ceil_div(p->m, 32) * ceil_div(p->n, 32) <= sms || gemv_n ||
-                                         p->n <= GEMV_ROWS);
+         * SM (a cut measured, not a limit; step 30: half that where rows are not 16-byte units
+         * and K > 16, past which mma_small's 32 x 32 tiles were faster), or gemv_n's shapes (a
+         * warp per row, at most 4 of its lanes loading), or N <= 8 (a tile 64 wide, mostly
+         * zeros): a small kernel without tensor maps starts sooner, or runs more rows at once */
+        const int small_k_grid = pad && p->k > 16 ? sms / 2 : sms;
+        const bool tiny = p->k <= 32 && (ceil_div(p->m, 32) * ceil_div(p->n, 32) <= small_k_grid ||
+                                         gemv_n || p->n <= GEMV_ROWS);
         /* C without a tensor map and K <= 16: storing C is the time, small_k's stores beat the
          * tile kernels' and it copies nothing (step 28: to K = 16 from 8, where it measured
          * faster than the padded tiles: docs/28_small_k_prefetch.md) */
@@ -231,20 +233,16 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
          * kernels measured faster). One 32-deep slice: where C leaves without TMA (the padded
          * tiles store it a row of 32 floats at a time too) or its tiles fit the SMs at once,
          * MMA_SMALL_BLOCKS an SM (with more waves and a TMA store, the padded tiles were
-         * faster). Step 30, with leaner loads: two slices where one of these holds, three where
-         * the tiles fit the SMs at once (past them, and past one wave with a TMA store, the
-         * padded tiles were faster: README.md); M > SWAP_ROWS (the swapped tiles' shapes: not
-         * measured). */
+         * faster). Step 30, with leaner loads and 32 x 32 tiles on small grids: two slices where
+         * one of these holds, three where the tiles fit the SMs at once (past them, and past one
+         * wave with a TMA store, the padded tiles were faster: README.md); at any M (at M <= 32
+         * it beat the fallback and the swapped tiles). */
         const bool c_direct = pad & C_DIRECT, one_wave = mma_small_one_wave(p->m, p->n, sms);
         const bool one_slice = p->k > 16 && p->k <= MMA_SMALL_BK && (c_direct || one_wave);
         const bool two_slices =
             p->k > MMA_SMALL_BK && p->k <= 2 * MMA_SMALL_BK && (c_direct || one_wave);
         const bool three_slices = p->k > 2 * MMA_SMALL_BK && p->k <= 3 * MMA_SMALL_BK && one_wave;
-        const bool mma = pad && (one_slice || (p->m > SWAP_ROWS && (two_slices || three_slices)));
-        /* K 33 to 64, at most one 32 x 32 block an SM: the fallback, faster there than the
-         * padded tiles (step 28 chose it by padded_plan's estimate: docs/29_mma_small.md) */
-        const bool fallback_fits = pad && p->k > MMA_SMALL_BK && p->k <= 2 * MMA_SMALL_BK &&
-                                   ceil_div(p->m, 32) * ceil_div(p->n, 32) <= sms;
+        const bool mma = pad && (one_slice || two_slices || three_slices);
         /* Step 27: N <= 32 (a warp's 4 column tiles; at 64 its registers halve the blocks an SM
          * holds), either where A would be copied and the grid gives every SM a block (fewer
          * blocks stream too little at once: README.md), or with aligned rows at K <= 3 steps of
@@ -261,7 +259,6 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
                 : gemv_m        ? named("gemv_m")
                 : stores        ? named("small_k")
                 : mma           ? named("mma_small")
-                : fallback_fits ? named("fallback")
                 : pad           ? padded_plan(p, sms, pad)
                                 : tensor_plan(p->m, p->n, p->k, sms, 0, false);
     } else if (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback") ||

@@ -199,7 +199,7 @@ static bool mma_small_one_wave(int m, int n, int sms) {
  * most schedulers one warp or none, and four times the blocks, each a quarter of the work a
  * slice, finish sooner; on larger grids the SMs are busy anyway, and the 64 x 64 tile's loads
  * serve twice the MMAs (README.md). */
-#define MMA_SMALL_SMALL_GRID 6
+#define MMA_SMALL_SMALL_GRID 5
 static int mma_small_tile(int m, int n, int sms) {
     return mma_small_tiles(m, n, MMA_SMALL_TILE_SMALL) <= MMA_SMALL_SMALL_GRID * sms
                ? MMA_SMALL_TILE_SMALL
