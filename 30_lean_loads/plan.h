@@ -217,11 +217,11 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         const bool gemv_n = p->n <= GEMV_ROWS && (pad & PAD_A || p->n == 1) &&
                             (p->n <= 4 || p->k <= GEMV_N_CHUNK || p->m < 128);
         /* One K slice of small_k (common/small_k_prefetch.cuh), and at most a 32 x 32 block per
-         * SM (a cut measured, not a limit; step 30: half that where rows are not 16-byte units
-         * and K > 16, past which mma_small's 32 x 32 tiles were faster), or gemv_n's shapes (a
-         * warp per row, at most 4 of its lanes loading), or N <= 8 (a tile 64 wide, mostly
+         * SM (a cut measured, not a limit; step 30: half that where rows are not 16-byte units,
+         * K > 16 and M > 8, past which mma_small's 32 x 32 tiles were faster), or gemv_n's shapes
+         * (a warp per row, at most 4 of its lanes loading), or N <= 8 (a tile 64 wide, mostly
          * zeros): a small kernel without tensor maps starts sooner, or runs more rows at once */
-        const int small_k_grid = pad && p->k > 16 ? sms / 2 : sms;
+        const int small_k_grid = pad && p->k > 16 && p->m > GEMV_ROWS ? sms / 2 : sms;
         const bool tiny = p->k <= 32 && (ceil_div(p->m, 32) * ceil_div(p->n, 32) <= small_k_grid ||
                                          gemv_n || p->n <= GEMV_ROWS);
         /* C without a tensor map and K <= 16: storing C is the time, small_k's stores beat the
