@@ -1,7 +1,7 @@
 /*
- * Step 30: leaner loads for mma_small. On a small grid a scheduler holds one warp, and step 29's
- * mma_small spent about eight instructions a loaded element; common/mma_small_lean.cuh loads pairs
- * of k from stepping pointers, half the count. plan.h gives it K up to 96 (README.md).
+ * Step 30: shorter warps for mma_small (common/mma_small_lean.cuh): pairs of k from stepping
+ * pointers, half the instructions a slice, and 32 x 32 tiles where 64 x 64 ones would be few, a
+ * scheduler holding one warp or none. plan.h gives it K up to 96 and any M (README.md).
  *     make step N=30 && ./30_lean_loads/gemm --plan 78 475 89 && ./30_lean_loads/gemm 78 475 89
  * BUILD_ARCH: sm_90a
  */
@@ -375,7 +375,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 #include "gemv.cuh" /* the GEMV kernels of step 18 */
 #include "small_k_prefetch.cuh" /* step 28's */
 #include "stream_n.cuh" /* step 27's */
-#include "mma_small_lean.cuh" /* step 29's kernel, this step's loads */
+#include "mma_small_lean.cuh" /* step 29's kernel, this step's loads and tiles */
 
 /* Forced only (mma_small takes its shapes now): step 03's 32 x 32 shared-memory tiling */
 template <typename T>

@@ -1,14 +1,15 @@
 /*
  * mma_small_lean.cuh: step 29's mma_small (mma_small.cuh, whose names it keeps: a step includes one
- * or the other, and `make diff N=30` shows this header against it) with leaner loads. On a small
- * grid an SM holds one block, a scheduler one warp, and the kernel's time is its instruction count
- * times their latency: step 29's loads cost about eight instructions an element (a 64-bit address
+ * or the other, and `make diff N=30` shows this header against it) with shorter warps. On a small
+ * grid an SM holds one block or none and a scheduler one warp, with nothing to hide the latency of
+ * its instructions: step 29's loads cost about eight instructions an element (a 64-bit address
  * each, the operand's base reloaded from the constant bank, a shift to unpack it for a 2-byte
  * shared store). Here a thread loads pairs of consecutive k, the two halves of one 32-bit word of
  * shared memory, from pointers that step by a fixed stride, with the bounds that do not change
- * across a slice tested once: about half the instructions a slice (Nsight Compute: README.md).
- * Still no tensor map and no copy: A and B read where they lie, 2 bytes at a time, predicated at
- * every edge; C stored directly, a warp writing 32 consecutive floats of a row.
+ * across a slice tested once: about half the instructions a slice. And the tile is a template
+ * parameter: 32 x 32 where 64 x 64 tiles would be few, four times the blocks, each warp a quarter
+ * of the MMAs and loads a slice. Still no tensor map and no copy: A and B read where they lie,
+ * 2 bytes at a time, predicated at every edge; C stored directly, 32 consecutive floats a warp.
  * Needs mma_m16n8k16 (stream_n.cuh); included before plan.h, which names its tile.
  */
 #ifndef MMA_SMALL_CUH

@@ -162,7 +162,9 @@ def main():
                     "library step")
     ap.add_argument("--library", default="", metavar="STEP",
                     help="with --fastest: the library step (default: the last built)")
-    ap.add_argument("--run", choices=["bench", "sweep", "shapes"], default="bench", help="what the rows are recorded as")
+    ap.add_argument("--run", choices=["bench", "sweep", "shapes", "dispatch"], default="bench",
+                    help="what the rows are recorded as ('dispatch': two adjacent steps on the shapes whose "
+                    "plan changed, for the later step's table)")
     ap.add_argument("--path", default="", help="force this path of a step that chooses by shape; recorded as run "
                     "'path:NAME'")
     ap.add_argument("--shape-set", nargs="?", const="all", choices=["all", "model"],

@@ -127,6 +127,9 @@ def layout(step, c):
                            "shared memory: A's slice 64 x (32 + 8), B's transposed 64 x (32 + 8); then, in the same "
                            "bytes, C: 64 x (64 + 4) floats",
                            "  a warp stores 32 consecutive floats of a row; 4 blocks an SM, 6 past one wave of 4",
+                           *([] if n == 29 else
+                             ["32 x 32 tiles (4 warps of 16 x 16) where they number at most 5 an SM: a warp's "
+                              "instructions a slice a quarter"]),
                            f"other shapes: the kernels of steps 13-{n - 1} (plan.h)"])
     # Hopper: consumer warpgroups of 64 rows; step 11 has no producer warpgroup.
     wg = c.get("WARPGROUPS", 2)

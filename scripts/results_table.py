@@ -142,8 +142,12 @@ def sweep_table(rows):
 def dispatch_table(rows, step):
     """A step that chooses its kernel by shape (13): for every shape of make shapes and make sweep,
     the path it took and its % of cuBLAS beside the step before it, per dtype, from one run."""
-    rows = [r for r in rows if r["run"] in ("shapes", "sweep")]
     prev = stepinfo.builds_on(ROOT, step) or f"{int(step[:2]) - 1:02d}_"  # else the one before
+    # run 'dispatch' (a step beside the one before, on the shapes whose plan changed): only in the
+    # later step's table, from a commit that measured both
+    both = lambda c: {r["step"][:3] for r in rows if r["run"] == "dispatch" and r["commit"] == c}
+    rows = [r for r in rows if r["run"] in ("shapes", "sweep")
+            or r["run"] == "dispatch" and {step[:3], prev[:3]} <= both(r["commit"])]
     key = lambda r: (r["dtype"], r["m"], r["n"], r["k"])
     same = lambda a, b: a["commit"][:7] == b["commit"][:7]  # (a commit as 7 or 12 hex digits)
     # per shape the step's row and the step before's from one run (commit) where there is one
