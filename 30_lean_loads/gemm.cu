@@ -1,6 +1,6 @@
 /*
- * Step 30: shorter warps for mma_small (common/mma_small_lean.cuh): pairs of k from stepping
- * pointers, half the instructions a slice, and 32 x 32 tiles where 64 x 64 ones would be few, a
+ * Step 30: fewer instructions a warp (common/mma_small_lean.cuh): pairs of k from stepping
+ * pointers, fewer instructions a slice, and 32 x 32 tiles where 64 x 64 ones would be few, a
  * scheduler holding one warp or none. plan.h gives it K up to 96 and any M (README.md).
  *     make step N=30 && ./30_lean_loads/gemm --plan 78 475 89 && ./30_lean_loads/gemm 78 475 89
  * BUILD_ARCH: sm_90a

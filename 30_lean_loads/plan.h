@@ -218,7 +218,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
                             (p->n <= 4 || p->k <= GEMV_N_CHUNK || p->m < 128);
         /* One K slice of small_k (common/small_k_prefetch.cuh), and at most a 32 x 32 block per
          * SM (a cut measured, not a limit; step 30: half that where rows are not 16-byte units,
-         * K > 16 and M > 8, past which mma_small's 32 x 32 tiles were faster), or gemv_n's shapes
+         * K > 16 and M > 8, past which mma_small's 32 x 32 tiles were faster; at M <= 8 gemv_m
+         * took those shapes and was slower: README.md), or gemv_n's shapes
          * (a warp per row, at most 4 of its lanes loading), or N <= 8 (a tile 64 wide, mostly
          * zeros): a small kernel without tensor maps starts sooner, or runs more rows at once */
         const int small_k_grid = pad && p->k > 16 && p->m > GEMV_ROWS ? sms / 2 : sms;

@@ -1,15 +1,15 @@
 /*
  * mma_small_lean.cuh: step 29's mma_small (mma_small.cuh, whose names it keeps: a step includes one
- * or the other, and `make diff N=30` shows this header against it) with shorter warps. On a small
- * grid an SM holds one block or none and a scheduler one warp, with nothing to hide the latency of
- * its instructions: step 29's loads cost about eight instructions an element (a 64-bit address
- * each, the operand's base reloaded from the constant bank, a shift to unpack it for a 2-byte
- * shared store). Here a thread loads pairs of consecutive k, the two halves of one 32-bit word of
- * shared memory, from pointers that step by a fixed stride, with the bounds that do not change
- * across a slice tested once: about half the instructions a slice. And the tile is a template
- * parameter: 32 x 32 where 64 x 64 tiles would be few, four times the blocks, each warp a quarter
- * of the MMAs and loads a slice. Still no tensor map and no copy: A and B read where they lie,
- * 2 bytes at a time, predicated at every edge; C stored directly, 32 consecutive floats a warp.
+ * or the other, and `make diff N=30` shows this header against it) with fewer instructions a
+ * warp. On a small grid an SM holds one block or none and a scheduler one warp, with nothing to
+ * hide the latency of its instructions, and step 29's loads took several instructions an element
+ * (a 64-bit address each, the operand's base reloaded from the constant bank, a 2-byte shared
+ * store: docs/29_tiny_grids.md). Here a thread loads pairs of consecutive k, the two halves of one
+ * 32-bit word of shared memory, from pointers that step by a fixed stride, with the bounds that do
+ * not change across a slice tested once. And the tile is a template parameter: 32 x 32 where
+ * 64 x 64 tiles would be few, four times the blocks, each warp a quarter of the MMAs and half the
+ * loads a slice. Still no tensor map and no copy: A and B read where they lie, 2 bytes at a time,
+ * predicated at every edge; C stored directly, 32 consecutive floats a warp.
  * Needs mma_m16n8k16 (stream_n.cuh); included before plan.h, which names its tile.
  */
 #ifndef MMA_SMALL_CUH
@@ -57,7 +57,7 @@ template <int TILE> union mma_small_smem {
 };
 
 static_assert(MMA_SMALL_BK == 32,
-              "a slice is whole m16n8k16 steps; a thread loads column tid % 32 of A's rows");
+              "a slice is two m16n8k16 steps, its rows 20 words apart (MMA_SMALL_ROW)");
 static_assert((sizeof(mma_small_smem<MMA_SMALL_TILE>) + 1024) * MMA_SMALL_MORE_BLOCKS <=
                   228 * 1024,
               "the blocks an SM should hold fit its 228 KB, 1 KB reserved a block");
@@ -196,10 +196,10 @@ static int mma_small_tiles(int m, int n, int tile) {
 static bool mma_small_one_wave(int m, int n, int sms) {
     return mma_small_tiles(m, n, MMA_SMALL_TILE) <= MMA_SMALL_BLOCKS * sms;
 }
-/* 32 x 32 tiles where they number at most MMA_SMALL_SMALL_GRID an SM: there 64 x 64 ones leave
- * most schedulers one warp or none, and four times the blocks, each a quarter of the work a
- * slice, finish sooner; on larger grids the SMs are busy anyway, and the 64 x 64 tile's loads
- * serve twice the MMAs (README.md). */
+/* 32 x 32 tiles where they number at most MMA_SMALL_SMALL_GRID an SM (a cut fitted on shapes;
+ * at 72 registers an SM holds 7 such blocks): there 64 x 64 ones leave most SMs idle, and four
+ * times the blocks, each a quarter of the MMAs a slice, finish sooner; on larger grids the SMs are
+ * busy anyway, and the 64 x 64 tile's loads serve twice the MMAs (docs/30_lean_loads.md). */
 #define MMA_SMALL_SMALL_GRID 5
 static int mma_small_tile(int m, int n, int sms) {
     return mma_small_tiles(m, n, MMA_SMALL_TILE_SMALL) <= MMA_SMALL_SMALL_GRID * sms
@@ -211,6 +211,7 @@ static int mma_small_blocks(int m, int n, int sms) {
                ? MMA_SMALL_BLOCKS
                : MMA_SMALL_MORE_BLOCKS;
 }
+/* blocks=: the instantiation's __launch_bounds__ minimum an SM */
 static void describe_mma_small(char *out, int tile, int blocks_per_sm) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=mma_small tile=%dx%d blocks=%d", tile,
              tile, blocks_per_sm);

@@ -129,7 +129,7 @@ def layout(step, c):
                            "  a warp stores 32 consecutive floats of a row; 4 blocks an SM, 6 past one wave of 4",
                            *([] if n == 29 else
                              ["32 x 32 tiles (4 warps of 16 x 16) where they number at most 5 an SM: a warp's "
-                              "instructions a slice a quarter"]),
+                              "MMAs a slice a quarter, its loads half"]),
                            f"other shapes: the kernels of steps 13-{n - 1} (plan.h)"])
     # Hopper: consumer warpgroups of 64 rows; step 11 has no producer warpgroup.
     wg = c.get("WARPGROUPS", 2)
