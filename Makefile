@@ -66,7 +66,7 @@ help:
 	@echo "make autotune [N=7]  search step 7's tile sizes on this GPU (no N: 07-10 in turn); writes NN_name/tuned/<GPU>.flags"
 	@echo "make plot            PNGs from results/<GPU>.csv: GFLOPS per step, against size, the shape set, the roofline"
 	@echo "make sweep           every step and cuBLAS over sizes $(firstword $(SWEEP_SIZES)) ... $(lastword $(SWEEP_SIZES)); recorded in results/"
-	@echo "make shapes          the library step (27) on 340 generated and model shapes, then the article's (N = K = 8192, M small; N small) for it and the fastest steps"
+	@echo "make shapes          the library step ($(LIBRARY_STEP)) on 340 generated and model shapes, then the article's (N = K = 8192, M small; N small) for it and the fastest steps"
 	@echo "make profile N=6 [SHAPE=4096] [DTYPE=fp16] [GEMM_PATH=gemv_m]   Nsight Compute counters of one step"
 	@echo "make sass N=6        the step's SASS with the lesson's instructions counted"
 	@echo "make clean"
