@@ -78,14 +78,14 @@ static int swap_warpgroups(int n, int sms) {
 }
 
 /* Step 31: B's rows are not whole 32-byte sectors (N % 16 = 8, 16-bit elements), so each 128-byte
- * row of a B box starts inside a sector and touches five of them, not four: more L2 traffic
- * for the same bytes (Nsight Compute, README.md). A pair along M multicasts B, so each block reads
- * half of it. Where that holds it paid also in one wave and with an odd last tile row (its
- * partner block idles), as long as the pairs add no wave and the problem is not short (the
- * cluster's start and end: PAIR_MIN_US), measured on shapes drawn for it (README.md). */
+ * row of a B box starts inside a sector and touches five of them, not four: more L2 traffic for
+ * the same bytes (Nsight Compute, README.md). A pair along M multicasts B, so each block reads
+ * half of it: there it paid also in fewer than two waves, where the pairs add no wave and the
+ * problem is not short (the cluster's start and end: PAIR_MIN_US). Measured on shapes drawn for
+ * it, then checked on others (README.md). */
 static bool split_sectors_pay(int m, int n, int bn, int sms, double us) {
     const int rows = ceil_div(m, 128), cols = ceil_div(n, bn);
-    const int paired = 2 * ceil_div(rows, 2) * cols; /* tiles, an odd last row's partner idle */
+    const int paired = 2 * ceil_div(rows, 2) * cols; /* an odd last row's partners idle */
     const bool same_waves = ceil_div(paired, sms) == ceil_div(rows * cols, sms);
     return bn >= 128 && ceil_div(n, 8) % 2 == 1 && same_waves && us >= PAIR_MIN_US;
 }
@@ -158,13 +158,16 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
         best.wg = 1;
         best.path = tile_path(128, 1);
     } else if (!swap && !forced_bn && best.wg == 2 && tile_path(best.bn, -2) && k >= PAIR_M_MIN_K &&
-               ((tile_rows * ceil_div(n, best.bn) >= 2 * sms && (tile_rows % 2 == 0 || m > 1024)) ||
-                split_sectors_pay(m, n, best.bn, sms, best.us))) {
+               (tile_rows * ceil_div(n, best.bn) >= 2 * sms ||
+                split_sectors_pay(m, n, best.bn, sms, best.us)) &&
+               (tile_rows % 2 == 0 || m > 1024)) {
         /* Two waves of 128-row tiles or more: clusters of two tiles one above the other read
          * their columns of B once (on 60 fresh shapes 0.89 to 1.43 times step 25's speed, median
          * 1.10); in one wave, at smaller K or in a short problem it was as often slower
-         * (README.md). An odd last tile row pairs with an empty one: from 9 rows (M > 1024),
-         * where it is at most a tenth of the work (at M = 128, half: 0.74-0.79x, 128 x 128256). */
+         * (README.md), except where B's rows are not whole sectors (step 31, split_sectors_pay).
+         * An odd last tile row pairs with an empty one: from 9 rows (M > 1024), where it is at
+         * most a tenth of the work (at M = 128, half: 0.74-0.79x, 128 x 128256; step 31: at 3
+         * and 5 rows in one wave, 0.77-1.21x). */
         best.pair = -2;
         best.path = tile_path(best.bn, -2);
     }

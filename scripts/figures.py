@@ -156,6 +156,12 @@ def layout(step, c):
     if n >= 24:
         extra.append("4 < M <= 64 (x W^T): the operands exchanged (C^T = W x^T), A's tile 128 rows of W, B's the "
                      "32 or 64 tokens; C stored from the registers")
+    if n == 31:  # the step changes which tiles pair, not a tile: the pair along M that it takes more often
+        extra = ["two such tiles one above the other make a cluster (pair along M): each block loads half of "
+                 "a stage's k-rows of B",
+                 "  and multicasts them to both; step 31 pairs also in one wave where N % 16 = 8 (a 128-byte "
+                 "row of a B box then spans five 32-byte sectors)",
+                 "other shapes: the kernels of steps 13-30 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
