@@ -1,7 +1,7 @@
 /*
  * Step 31: pairs along M where B's rows are not whole 32-byte sectors (plan.h, split_sectors_pay):
- * a row of a B box then touches five sectors, not four; a cluster of two tiles one above the other
- * reads B once for both (TMA multicast). Only plan.h changes.
+ * every other row of a B box then touches five sectors, not four; a cluster of two tiles one above
+ * the other reads B once for both (TMA multicast). Only plan.h changes.
  *     make step N=31 && ./31_sector_pairs/gemm 2815 712 6736 --cublas
  * BUILD_ARCH: sm_90a
  */

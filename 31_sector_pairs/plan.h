@@ -77,17 +77,18 @@ static int swap_warpgroups(int n, int sms) {
     return ceil_div(n, 64) > sms ? 2 : 1;
 }
 
-/* Step 31: B's rows are not whole 32-byte sectors (N % 16 = 8, 16-bit elements), so each 128-byte
- * row of a B box starts inside a sector and touches five of them, not four: more L2 traffic for
- * the same bytes (Nsight Compute, README.md). A pair along M multicasts B, so each block reads
- * half of it: there it paid also in fewer than two waves, where the pairs add no wave and the
- * problem is not short (the cluster's start and end: PAIR_MIN_US). Measured on shapes drawn for
- * it, then checked on others (README.md). */
+/* Step 31: B's rows are not whole 32-byte sectors: N rounded up to 8 (the copy's pitch where N is
+ * not a multiple of 8) is an odd multiple of 8, so every other row of B starts 16 bytes into a
+ * sector and its 128 bytes in a box touch five sectors, not four (the likely cost: README.md). A
+ * pair along M multicasts B, so each block reads half of it: there it paid also in fewer than two
+ * waves, where the pairs add no wave and the problem is not short (the cluster's start and end:
+ * PAIR_MIN_US). Fitted on shapes drawn for it; the odd-row condition below re-chosen after a
+ * check on other shapes (README.md). N >= 64: a WIDE_B copy's rows are whole sectors. */
 static bool split_sectors_pay(int m, int n, int bn, int sms, double us) {
     const int rows = ceil_div(m, 128), cols = ceil_div(n, bn);
-    const int paired = 2 * ceil_div(rows, 2) * cols; /* an odd last row's partners idle */
+    const int paired = 2 * ceil_div(rows, 2) * cols; /* an odd last row's partners multiply zeros */
     const bool same_waves = ceil_div(paired, sms) == ceil_div(rows * cols, sms);
-    return bn >= 128 && ceil_div(n, 8) % 2 == 1 && same_waves && us >= PAIR_MIN_US;
+    return n >= 64 && bn >= 128 && ceil_div(n, 8) % 2 == 1 && same_waves && us >= PAIR_MIN_US;
 }
 
 static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool forced_split) {
