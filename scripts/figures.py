@@ -162,6 +162,12 @@ def layout(step, c):
                  "  and multicasts them to both; step 31 pairs also in one wave where N % 16 = 8 (a 128-byte "
                  "row of a B box then spans five 32-byte sectors)",
                  "other shapes: the kernels of steps 13-30 (plan.h)"]
+    if n == 32:  # the step changes the copies' pitch, not a tile
+        extra = ["a box row is 64 elements, 128 bytes: where K or N is not a multiple of 8, A or B is copied "
+                 "first (pad_rows),",
+                 "  since step 32 into rows of whole 128-byte lines (64 elements), so that L2 serves each box "
+                 "row in one request",
+                 "other shapes: the kernels of steps 13-31 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
