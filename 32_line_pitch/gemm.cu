@@ -1,7 +1,7 @@
 /*
  * Step 32: the copies of operands without 16-byte rows get rows of whole 128-byte lines (64
  * elements), not the next multiple of 8: a TMA box row is 128 bytes, and one that starts inside a
- * line costs L2 two requests and, 16 bytes into a sector, five sectors. Only the pitch changes.
+ * line costs L2 at least two requests, far more 16 bytes into a sector. Only the pitch changes.
  *     make step N=32 && ./32_line_pitch/gemm 815 15223 5335 --cublas
  * BUILD_ARCH: sm_90a
  */

@@ -77,8 +77,8 @@ static int swap_warpgroups(int n, int sms) {
     return ceil_div(n, 64) > sms ? 2 : 1;
 }
 
-/* Step 31: B's rows are not whole 32-byte sectors: N rounded up to 8 (the copy's pitch where N is
- * not a multiple of 8) is an odd multiple of 8, so every other row of B starts 16 bytes into a
+/* Step 31: B's rows are not whole 32-byte sectors: N rounded up to 8 (step 31's pitch for B's
+ * copy where N is not a multiple of 8) is an odd multiple of 8, so every other row of B starts 16 bytes into a
  * sector and its 128 bytes in a box touch five sectors, not four (the likely cost: README.md). A
  * pair along M multicasts B, so each block reads half of it: there it paid also in fewer than two
  * waves, where the pairs add no wave and the problem is not short (the cluster's start and end:
@@ -182,8 +182,9 @@ static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool f
  * likewise (N); C_DIRECT: C (FP32) stored without TMA (N not a multiple of 4). */
 enum { PAD_A = 1, PAD_B = 2, C_DIRECT = 4, WIDE_B = 8 };
 /* Step 32: a copy's rows are whole 128-byte lines, not the next 16 bytes. A TMA box row is 128
- * bytes; one that starts inside a line costs L2 two requests, and 16 bytes into a 32-byte sector
- * also a fifth sector (Nsight Compute: README.md). The copy writes a few more zeros. */
+ * bytes; one that starts inside a line costs L2 at least two requests, and 16 bytes into a 32-byte
+ * sector measured far more (Nsight Compute: README.md). The copy writes zeros out to the pitch,
+ * which no box reads (the maps end at K and N). */
 #define COPY_PITCH 64
 static_assert(COPY_PITCH % 64 == 0, "a copy's rows start on 128-byte lines, as a TMA box row");
 static int padding_for(const gemm_args *p) {
