@@ -77,8 +77,8 @@ static int swap_warpgroups(int n, int sms) {
     return ceil_div(n, 64) > sms ? 2 : 1;
 }
 
-/* Step 31: B's rows are not whole 32-byte sectors: N rounded up to 8 (step 31's pitch for B's
- * copy where N is not a multiple of 8) is an odd multiple of 8, so every other row of B starts 16 bytes into a
+/* Step 31: B's rows are not whole 32-byte sectors: N rounded up to 8 (step 31's copy pitch if N is
+ * not a multiple of 8) is an odd multiple of 8, so every other row of B starts 16 bytes into a
  * sector and its 128 bytes in a box touch five sectors, not four (the likely cost: README.md). A
  * pair along M multicasts B, so each block reads half of it: there it paid also in fewer than two
  * waves, where the pairs add no wave and the problem is not short (the cluster's start and end:
