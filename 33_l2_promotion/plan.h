@@ -202,10 +202,12 @@ static int copies_for(const gemm_args *p, bool swap) {
     return padding_for(p) | (wide_b ? PAD_B | WIDE_B : 0);
 }
 
-/* Step 33: an L2 miss fills 256 bytes around the sector asked for (make_map's default). Where an
+/* Step 33: the tensor maps promote an L2 miss to the aligned 256 bytes around the sector asked for
+ * (make_map's default; the driver API names the sizes, not what the L2 does with them). Where an
  * operand's rows are not whole 128-byte lines (K for A, N for B, not a multiple of 64, or a base
- * inside a line), a 128-byte box row touches two lines, and there fills of one line measured
- * faster (README.md): LINE_A, LINE_B. A copy's rows are whole lines (COPY_PITCH). */
+ * inside a line), half or more of its 128-byte box rows touch two lines, and there 128-byte fills
+ * measured faster (README.md): LINE_A, LINE_B. Below 64, where a row is shorter than a line, the
+ * flag is set too and measured neither faster nor slower. A copy's rows are whole lines. */
 static int line_fills(const gemm_args *p, int copies) {
     const bool a = !(copies & PAD_A) && (p->k % 64 || (size_t)p->a % 128);
     const bool b = !(copies & PAD_B) && (p->n % 64 || (size_t)p->b % 128);
@@ -430,9 +432,10 @@ static int plan_gemm(gemm_args *p, int sms) {
     gemm_plan plan;
     if (plan_for(p, sms, &plan, p->kernel, sizeof p->kernel)) return 1;
     p->path = plan.path;
+    const int copies = plan.bn ? copies_for(p, plan.swap) : 0;
     if (plan.bn)
         describe_tile(p->kernel, plan.bn, plan.wg, plan.swap, plan.pair, plan.splits,
-                      copies_for(p, plan.swap) | line_fills(p, copies_for(p, plan.swap)));
+                      copies | line_fills(p, copies));
     else if (!strcmp(plan.path, "gemv_m")) {
         const gemv_m_grid g = gemv_m_shape(p->m, p->n, p->k, sms);
         describe_gemv_m(p->kernel, g.rows, g.planes);

@@ -253,9 +253,11 @@ static __device__ __forceinline__ void wgmma(float *d, uint64_t desc_a, uint64_t
 /* ---- Host: a tensor map of a row-major rows x cols matrix (element_bytes each, rows ld apart,
  * ld = cols unless given), box box_cols x box_rows, 128-byte swizzle (box_cols * element_bytes
  * must be 128 at most); elements outside the matrix arrive as zeros, and a store writes none of
- * them. A row's bytes (ld elements) must be a multiple of 16, and the base 16-byte aligned. ---- */
+ * them. A row's bytes (ld elements) must be a multiple of 16, and the base 16-byte aligned.
+ * promotion: how much L2 fetches on a miss (256 bytes unless given: step 33). ---- */
 static cudaError_t make_map(CUtensorMap *map, const void *base, int rows, int cols, int box_cols,
-                            int box_rows, CUtensorMapDataType type, int element_bytes = 2, int ld = 0,
+                            int box_rows, CUtensorMapDataType type, int element_bytes = 2,
+                            int ld = 0,
                             CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
     static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
     if (!encode) {

@@ -169,9 +169,9 @@ def layout(step, c):
                  "row in one request",
                  "other shapes: the kernels of steps 13-31 (plan.h)"]
     if n == 33:  # the step changes a tensor-map field, not a tile
-        extra = ["a box row is 64 elements, 128 bytes: where K (A) or N (B) is not a multiple of 64, each box "
-                 "row starts inside a line and touches two;",
-                 "  since step 33 those operands' tensor maps fill L2 a line at a time on a miss, not 256 bytes",
+        extra = ["a box row is 64 elements, 128 bytes: where K (A) or N (B) is not a multiple of 64,",
+                 "  half or more of the box rows start inside a line and touch two; since step 33",
+                 "  those operands' tensor maps fill L2 128 bytes a miss, not 256",
                  "other shapes: the kernels of steps 13-32 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
