@@ -202,12 +202,12 @@ static int copies_for(const gemm_args *p, bool swap) {
     return padding_for(p) | (wide_b ? PAD_B | WIDE_B : 0);
 }
 
-/* Step 33: the tensor maps promote an L2 miss to the aligned 256 bytes around the sector asked for
- * (make_map's default; the driver API names the sizes, not what the L2 does with them). Where an
- * operand's rows are not whole 128-byte lines (K for A, N for B, not a multiple of 64, or a base
- * inside a line), half or more of its 128-byte box rows touch two lines, and there 128-byte fills
- * measured faster (README.md): LINE_A, LINE_B. Below 64, where a row is shorter than a line, the
- * flag is set too and measured neither faster nor slower. A copy's rows are whole lines. */
+/* Step 33: the tensor maps promote an L2 miss to the aligned 256 bytes that hold the sector
+ * asked for (make_map's default; the driver API names the sizes, not what the L2 does with them).
+ * Where an operand's rows are not whole 128-byte lines (K for A, N for B, not a multiple of 64, or
+ * a base inside a line), half or more of its 128-byte box rows touch two lines, and there 128-byte
+ * fills measured faster (README.md): LINE_A, LINE_B. Below 64, where a row is shorter than a line,
+ * the flag is set too and measured neither faster nor slower. A copy's rows are whole lines. */
 static int line_fills(const gemm_args *p, int copies) {
     const bool a = !(copies & PAD_A) && (p->k % 64 || (size_t)p->a % 128);
     const bool b = !(copies & PAD_B) && (p->n % 64 || (size_t)p->b % 128);
