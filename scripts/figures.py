@@ -173,6 +173,13 @@ def layout(step, c):
                  "  half or more of the box rows start inside a line and touch two; since step 33",
                  "  those operands' tensor maps fill L2 128 bytes a miss, not 256",
                  "other shapes: the kernels of steps 13-32 (plan.h)"]
+    if n == 34:  # the step changes which tiles make a cluster, not a tile
+        extra = ["where K >= 2048 and an operand's rows are not whole 128-byte lines: four 128-wide tiles "
+                 "make a cluster,",
+                 "  along M (each block loads a quarter of a stage's k-rows of B and multicasts them to the "
+                 "four) or along N (A's rows)",
+                 "  where the tile rows (columns) are a multiple of four and the clusters add no wave",
+                 "other shapes: the kernels of steps 13-33 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",

@@ -551,7 +551,7 @@ def step_paths(step):
 
 def tile_path(path):
     """A path of one tensor-core kernel over tiles (every one of them needs a tensor map)."""
-    return path.startswith(("tma_", "pair_")) or path == "swap"
+    return path.startswith(("tma_", "pair_", "quad_")) or path == "swap"
 
 
 def feasible(path, m, n, k):
@@ -566,13 +566,14 @@ def feasible(path, m, n, k):
 
 def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
     """Whether the instantiation a run reports (key=value words) is the one its path names:
-    tma_nW, pair_nW and pair_m_nW a W-wide tile in one K range, alone or in a cluster of two
-    (side by side, or along M); swap the swapped product; splitk two or more K ranges; padded a
+    tma_nW, pair_nW, pair_m_nW, quad_nW and quad_m_nW a W-wide tile in one K range, alone or in a
+    cluster of two or four (side by side, or along M); swap the swapped product; splitk two or more K ranges; padded a
     tile kernel; the others their own kernel. wide_b: the step copies B into rows of 64 where
     its rule (plan.h's copies_for) holds."""
     w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
-    if path.startswith(("tma_n", "pair_n", "pair_m_n")):  # pair_m: a cluster of two along M ("2m")
-        cluster = "2m" if path.startswith("pair_m_") else "2" if path.startswith("pair_") else "1"
+    if path.startswith(("tma_n", "pair_n", "pair_m_n", "quad_n", "quad_m_n")):  # _m_: along M ("2m")
+        size = "1" if path.startswith("tma_") else "4" if path.startswith("quad_") else "2"
+        cluster = size + ("m" if path.startswith(("pair_m_", "quad_m_")) else "")
         return (w.get("tile", "").endswith("x" + path.split("_n")[1]) and w.get("swap") == "0"
                 and w.get("splits") == "1" and w.get("cluster") == cluster)
     if path == "swap":
