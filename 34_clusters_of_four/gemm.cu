@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
         /* Release the barriers' init (cluster scope) before any copy or other block uses them. */
         fence_mbarrier_init();
     }
-    /* The last block-wide barrier (with PAIR, cluster-wide: the other block's barriers exist
+    /* The last block-wide barrier (with PAIR, cluster-wide: the other blocks' barriers exist
      * before a copy or an arrival reaches them); from here on the roles only meet at mbarriers. */
     if constexpr (PAIR > 1)
         cluster_sync();
@@ -219,14 +219,14 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
                     tma_load(b_tiles + pos.stage * B_TILE, &map_a, slice * BK, tile.y * BN,
                              &full[pos.stage]);
                 } else {
-                    if constexpr (PAIR > 1 && !ALONG_M) /* BM / PAIR rows of A to both blocks */
+                    if constexpr (PAIR > 1 && !ALONG_M) /* BM / PAIR rows of A to all PAIR */
                         tma_load_multicast(a_tiles + pos.stage * BM * BK + rank * BM / PAIR * BK,
                                            &map_a, slice * BK, tile.x * BM + rank * BM / PAIR,
                                            &full[pos.stage], (1 << PAIR) - 1);
                     else
                         tma_load(a_tiles + pos.stage * BM * BK, &map_a, slice * BK, tile.x * BM,
                                  &full[pos.stage]);
-                    const int k0 = ALONG_M ? rank * (BK / PAIR) : 0; /* B's k-rows to both */
+                    const int k0 = ALONG_M ? rank * (BK / PAIR) : 0; /* B's k-rows to all */
                     for (int j = 0; j < ring::B_ATOMS; j++) {
                         T *const b = b_tiles + pos.stage * B_TILE + (j * BK + k0) * 64;
                         if constexpr (ALONG_M)
@@ -367,7 +367,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     }
     /* shared memory must outlive the stores' reads of it */
     if (threadIdx.x % 128 == 0) bulk_wait_read<0>();
-    /* The other block of the pair may still arrive on this one's barriers: stay until it is done */
+    /* Other blocks of the cluster may still arrive on this one's barriers: stay until they end */
     if constexpr (PAIR > 1) cluster_sync();
 }
 
@@ -452,7 +452,7 @@ static cudaError_t padded_operands(const gemm_args *p, int pad, const void **a, 
     return cudaGetLastError();
 }
 
-/* Step 13's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges, swapped or in pairs. */
+/* Step 13's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges, swapped or in clusters. */
 template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1, bool ALONG_M = false>
 static cudaError_t launch_tma(gemm_args *p, int splits) {
     const int pad = copies_for(p, SWAP), fills = line_fills(p, pad);
@@ -480,7 +480,7 @@ static cudaError_t launch_tma(gemm_args *p, int splits) {
     static int clusters = 0; /* how many clusters of PAIR blocks fit on the GPU at once */
     if (made.a != a || made.b != b || made.c != p->c || made.m != p->m || made.n != p->n ||
         made.k != p->k || made.dtype != p->dtype) {
-        /* A's box: BK x BM / PAIR rows (a block of a pair loads its share), swapped BK x BN;
+        /* A's box: BK x BM / PAIR rows (a block of a cluster loads its share), swapped BK x BN;
          * B's: 64 columns x BK k-rows, ALONG_M BK / PAIR (a block's share) */
         const int a_rows = SWAP ? BN : ALONG_M ? ring::BM : ring::BM / PAIR;
         err = make_map(&map_a, a, p->m, p->k, BK, a_rows, type, 2, lda, l2_fill(fills & LINE_A));

@@ -218,20 +218,24 @@ static CUtensorMapL2promotion l2_fill(bool one_line) {
     return one_line ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
 }
 
-/* Step 34: where an operand's rows are not whole lines, its boxes cost L2 about twice the requests
- * (step 33), and L2's request rate, not DRAM or the tensor cores, bounds a long K loop. A cluster
- * of four blocks along M loads each box of B once for four tiles (along N, A's), where a pair
- * loads it once for two. Only where the plan's 128-wide tiles stay as they are: their rows (or
- * columns) a multiple of four, so that no block of a cluster multiplies zeros; where no wave is
- * added (quad_clusters); and at K >= QUAD_MIN_K, where the loop is long enough for the rate to
- * bound it (README.md). Along the operand with more requests: A's box rows are read once per
- * tile column, B's once per tile row. */
+/* Step 34: where an operand's rows are not whole 128-byte lines, its boxes cost L2 about twice
+ * the requests (step 33), and L2's request rate, not DRAM or the tensor cores, bounds a long K
+ * loop. A cluster of four blocks along M loads each box of B once for four tiles (along N, A's),
+ * where a pair loads it once for two. Only where the plan's 128-wide tiles stay as they are: the
+ * number of tile rows (along N, columns) a multiple of four, so that no block of a cluster
+ * multiplies zeros; where no wave is added (quad_clusters); and at K >= QUAD_MIN_K, where the
+ * loop is long enough for the rate to bound it (README.md). Where both directions qualify, the
+ * cluster shares the operand with more box rows to read (arithmetic, not measured both ways:
+ * with 64-row tiles B has twice A's; with 128-row tiles and both rows inside lines they differ
+ * only by the last tile row's and column's padding). */
 #define QUAD_MIN_K 2048
 /* Clusters of four that run at once: each needs four free SMs of one GPC, and the H200's 132 SMs
- * hold 30 (cudaOccupancyMaxActiveClusters; 66 pairs): not every GPC's SMs are a multiple of 4 */
+ * hold 30 (cudaOccupancyMaxActiveClusters; 66 pairs): not every GPC's SMs are a multiple of 4.
+ * The plan scales that by the SMs; the launch asks the GPU, which may hold another number. */
 static int quad_clusters(int sms) { return sms * 30 / 132; }
 static gemm_plan four_blocks(const gemm_args *p, gemm_plan plan, int fills, int sms) {
-    if (plan.swap || plan.splits > 1 || plan.bn != 128 || p->k < QUAD_MIN_K) return plan;
+    if (plan.swap || plan.splits > 1 || plan.bn != 128 || p->k < QUAD_MIN_K || !quad_clusters(sms))
+        return plan;
     const int rows = ceil_div(p->m, 64 * plan.wg), cols = ceil_div(p->n, 128);
     if (ceil_div(rows * cols, 4 * quad_clusters(sms)) > ceil_div(rows * cols, sms)) return plan;
     const double a_requests = (fills & LINE_A ? 2.0 : 1.0) * p->m * cols;

@@ -124,6 +124,16 @@ def cli_tests(have_gpu):
                                                                     or not step_paths(step)),
                f"{step}: --plan {'prints its choice' if step_paths(step) else 'is refused: one kernel'}, no GPU",
                f"rc {p.returncode}, '{tail(p.stdout + p.stderr, 2)}'")
+        if step == [s for s in ALL_STEPS if step_paths(s)][-1]:
+            # the library step plans on any SM count the parser takes: a rule that divides by the
+            # clusters that fit (step 34: 30 of four on 132 SMs) must not divide by zero on 1-4
+            shapes = "256x264x4104,227x3816x13192,4096x4096x4096"
+            for sms in ("1", "3", "5"):
+                p = run([exe, "--plan", "--sms", sms, "--shapes", shapes], timeout=60)
+                got = [l for l in p.stdout.splitlines() if l.strip()]
+                record(p.returncode == 0 and len(got) == 3,
+                       f"{step}: --plan --sms {sms} plans {shapes}",
+                       f"rc {p.returncode}, '{tail(p.stdout + p.stderr, 2)}'")
         p = run([exe, "--help"], timeout=60)
         listed = re.search(r"Paths of this step \(--path\): (.*)", p.stdout + p.stderr)
         listed = listed.group(1).split() if listed else []
