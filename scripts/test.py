@@ -109,6 +109,7 @@ LIMIT_SHAPES = "1073741824x1x1,1x1073741824x1,1x1x1048576"
 
 def cli_tests(have_gpu):
     print("== command line of every step (CPU)", flush=True)
+    library = library_step()
     for step in STEPS:
         exe = os.path.join(step, "gemm")
         for args in BAD_USAGE + (LINEAR_USAGE if takes_linear(step) else NO_LINEAR_USAGE):
@@ -124,7 +125,7 @@ def cli_tests(have_gpu):
                                                                     or not step_paths(step)),
                f"{step}: --plan {'prints its choice' if step_paths(step) else 'is refused: one kernel'}, no GPU",
                f"rc {p.returncode}, '{tail(p.stdout + p.stderr, 2)}'")
-        if step == [s for s in ALL_STEPS if step_paths(s)][-1]:
+        if step == library:
             # the library step plans on any SM count the parser takes: a rule that divides by the
             # clusters that fit (step 34: 30 of four on 132 SMs) must not divide by zero on 1-4
             shapes = "256x264x4104,227x3816x13192,4096x4096x4096"
@@ -559,6 +560,11 @@ def step_paths(step):
     return "".join(re.findall(r'"([^"]*)"', m.group(1))).split() if m else []
 
 
+def library_step():
+    """The last step that chooses its kernel by shape: the library step."""
+    return [s for s in ALL_STEPS if step_paths(s)][-1]
+
+
 def tile_path(path):
     """A path of one tensor-core kernel over tiles (every one of them needs a tensor map)."""
     return path.startswith(("tma_", "pair_", "quad_")) or path == "swap"
@@ -623,7 +629,7 @@ def path_tests(step, exe):
     before it on the paths they add."""
     paths = step_paths(step)
     i = ALL_STEPS.index(step)
-    library = [s for s in ALL_STEPS if step_paths(s)][-1]
+    library = library_step()
     if step != library and i > 0:
         paths = [p for p in paths if p not in step_paths(ALL_STEPS[i - 1])]
     plan_h = os.path.join(ROOT, step, "plan.h")
