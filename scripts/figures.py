@@ -180,6 +180,12 @@ def layout(step, c):
                  "four) or along N (A's rows)",
                  "  where the tile rows (columns) are a multiple of four and the clusters add no wave",
                  "other shapes: the kernels of steps 13-33 (plan.h)"]
+    if n == 35:  # the step pairs 64-row tiles, not a new tile
+        extra = ["where K >= 2048, B's rows are not whole 128-byte lines and the 64 x 128 tile rows are "
+                 "even but not in fours:",
+                 "  two tiles one above the other make a cluster; each block loads half of a stage's k-rows "
+                 "of B and multicasts them to both",
+                 "other shapes: the kernels of steps 13-34 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
