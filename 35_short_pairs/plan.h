@@ -247,14 +247,17 @@ static gemm_plan four_blocks(const gemm_args *p, gemm_plan plan, int fills, int 
     return plan;
 }
 
-/* Step 35: where the tile rows are even but not in fours, 64 x 128 tiles (one consumer warpgroup)
- * in pairs along M, under four_blocks' other conditions: each block loads half of a stage's k-rows
- * of B and multicasts them to both, so B, two thirds of the tile's bytes, leaves L2 once for two
- * tiles. Pairs along N (sharing A, a third) and of 128-row tiles (half) measured mixed (README.md).
- * 66 pairs run at once on 132 SMs: an even number of tile rows adds no wave. */
+/* Step 35: 64 x 128 tiles (one consumer warpgroup) in pairs along M where four_blocks took none,
+ * B's rows are not whole lines and the tile rows are even: each block loads half of a stage's
+ * k-rows of B and multicasts them to both, so B, two thirds of the tile's bytes, leaves L2 once for
+ * two tiles. A pair saves half of what a cluster of four saves, for the same coupling, so it needs
+ * a longer loop: at K of 2048-4095 as many shapes were slower as faster (README.md). Pairs along N
+ * (sharing A, a third) and of 128-row tiles (B half the bytes) measured mixed (README.md). 66 pairs
+ * run at once on 132 SMs: an even number of tile rows adds no wave. */
+#define SHORT_PAIR_MIN_K 4096
 static gemm_plan short_pairs(const gemm_args *p, gemm_plan plan, int fills) {
     if (plan.swap || plan.splits > 1 || plan.bn != 128 || plan.wg != 1 || plan.pair != 1 ||
-        p->k < QUAD_MIN_K || !(fills & LINE_B) || ceil_div(p->m, 64) % 2)
+        p->k < SHORT_PAIR_MIN_K || !(fills & LINE_B) || ceil_div(p->m, 64) % 2)
         return plan;
     plan.pair = -2;
     plan.path = tile_path(128, plan.pair);
