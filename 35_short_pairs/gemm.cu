@@ -1,6 +1,6 @@
 /*
- * Step 35: 64 x 128 tiles in pairs along M where B's rows are not whole 128-byte lines, K is long
- * and the tile rows are even but not in fours: the tile's larger operand read once for two tiles.
+ * Step 35: 64 x 128 tiles in pairs along M where B's rows are not whole 128-byte lines, K is long,
+ * the tile rows are even and no cluster of four was taken: B read once for two tiles.
  *     make step N=35 && ./35_short_pairs/gemm 1900 376 15528 --cublas
  * BUILD_ARCH: sm_90a
  */

@@ -250,13 +250,13 @@ static gemm_plan four_blocks(const gemm_args *p, gemm_plan plan, int fills, int 
 /* Step 35: 64 x 128 tiles (one consumer warpgroup) in pairs along M where four_blocks took none,
  * B's rows are not whole lines and the tile rows are even: each block loads half of a stage's
  * k-rows of B and multicasts them to both, so B, two thirds of the tile's bytes, leaves L2 once for
- * two tiles. A pair saves half of what a cluster of four saves, for the same coupling, so it needs
- * a longer loop: at K of 2048-4095 as many shapes were slower as faster (README.md). Pairs along N
+ * two tiles. A block of a pair loads half of B, of a cluster of four a quarter: the pair saves
+ * less, and at K of 2048-4095 as many shapes ran slower as faster (README.md). Pairs along N
  * (sharing A, a third) and of 128-row tiles (B half the bytes) measured mixed (README.md). 66 pairs
- * run at once on 132 SMs: an even number of tile rows adds no wave. */
+ * run at once on 132 SMs: an even number of tile rows adds no wave (the plan assumes sms / 2). */
 #define SHORT_PAIR_MIN_K 4096
 static gemm_plan short_pairs(const gemm_args *p, gemm_plan plan, int fills) {
-    if (plan.swap || plan.splits > 1 || plan.bn != 128 || plan.wg != 1 || plan.pair != 1 ||
+    if (plan.splits > 1 || plan.bn != 128 || plan.wg != 1 || plan.pair != 1 ||
         p->k < SHORT_PAIR_MIN_K || !(fills & LINE_B) || ceil_div(p->m, 64) % 2)
         return plan;
     plan.pair = -2;
@@ -389,7 +389,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         plan->path = f;
         plan->splits = 1;
         plan->pair = TILE_PATHS[i].pair;
-        /* pairs along M: the plan's 64-row tiles where they are instantiated, else 128 rows */
+        /* pairs along M: 64-row tiles where tensor_plan gives them to this width (M <= 64, or
+         * where 64-row tiles are tried) and they are instantiated, else 128 rows */
         if (plan->pair == -2 && !tile_exists(plan)) plan->wg = 2;
     }
     if (plan->bn && !tile_exists(plan)) {

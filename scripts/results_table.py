@@ -149,7 +149,8 @@ def dispatch_table(rows, step):
     rows = [r for r in rows if r["run"] in ("shapes", "sweep")
             or r["run"] == "dispatch" and {step[:3], prev[:3]} <= both(r["commit"])]
     key = lambda r: (r["dtype"], r["m"], r["n"], r["k"])
-    same = lambda a, b: a["commit"][:7] == b["commit"][:7]  # (a commit as 7 or 12 hex digits)
+    # one run: one commit (as 7 or 12 hex digits) and one run kind (a commit may have several)
+    same = lambda a, b: a["commit"][:7] == b["commit"][:7] and a["run"] == b["run"]
     # per shape the step's row and the step before's from one run (commit) where there is one
     pairs = {key(r): (r, b) for b in rows if b["step"].startswith(prev)
              for r in rows if r["step"] == step and key(r) == key(b) and same(r, b)}
