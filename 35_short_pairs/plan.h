@@ -342,6 +342,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
             p->n <= 32 && (pad & PAD_A ? sg.classes * sg.blocks_per_class * sg.splits >= sms
                                        : p->n > 1 && p->k <= 3 * STREAM_STEP &&
                                              (double)p->m * p->k <= 1 << 22);
+        const int fills = line_fills(p, 0); /* the unpadded operands' rows: step 33's flags */
         *plan = tiny            ? named("small_k")
                 : stream        ? named("stream_n")
                 : gemv_n        ? named("gemv_n")
@@ -350,7 +351,7 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
                 : mma           ? named("mma_small")
                 : pad           ? padded_plan(p, sms, pad)
                 : short_pairs(p, four_blocks(p, tensor_plan(p->m, p->n, p->k, sms, 0, false),
-                                             line_fills(p, 0), sms), line_fills(p, 0));
+                                             fills, sms), fills);
     } else if (!strcmp(f, "gemv_m") || !strcmp(f, "gemv_n") || !strcmp(f, "fallback") ||
                !strcmp(f, "small_k") || !strcmp(f, "mma_small")) {
         *plan = named(f); /* these kernels take every shape */
