@@ -366,14 +366,14 @@ static void describe_fallback(char *out) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
 }
 static void describe_gemv_m(char *out, int rows, int splits) {
-    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows, splits);
+    snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=gemv_m rows=%d splits=%d", rows,
+             splits);
 }
 
 /* gemv_m: R = M up to 8 rows per block (a thread's sums are R x 8 registers), and K cut aiming at
  * about 4 blocks per SM, each K range a multiple of 8 rows from 128 (fewer planes to add up) to
  * 1024 (its rows of A in shared memory: R x 4 KB); from 32 where 128-row ranges would leave SMs
- * idle, since a thread's rows follow one another. Host arithmetic, shared by the launch and the
- * plan. */
+ * idle, since a thread's rows follow one another. Host arithmetic: the launch's and the plan's. */
 struct gemv_m_grid {
     int rows, col_blocks, row_blocks, k_chunk, planes;
 };

@@ -667,11 +667,19 @@ def path_tests(step, exe):
 
 def lesson_bounds():
     """From step 12 on, each lesson is one idea: `make diff` (gemm.cu, plan.h, a header of common/
-    that the step is the first to include) changes at most 300 lines, and no gemm.cu is over 600."""
+    that the step is the first to include) changes at most 300 lines, no gemm.cu is over 600, and no
+    line of gemm.cu or plan.h is over 100 characters."""
     print("== lesson bounds (CPU)", flush=True)
     for step in STEPS:
         lines = sum(1 for _ in open(os.path.join(step, "gemm.cu")))
         record(lines <= 600, f"{step}: gemm.cu has at most 600 lines", f"{lines} lines")
+        for name in ("gemm.cu", "plan.h"):
+            path = os.path.join(step, name)
+            if not os.path.isfile(path):
+                continue
+            long = [i + 1 for i, l in enumerate(open(path).read().splitlines()) if len(l) > 100]
+            record(not long, f"{step}: no line of {name} is over 100 characters",
+                   f"lines {long[:5]}")
         n = int(step[:2])
         if n < 12 or ALL_STEPS.index(step) == 0:
             continue
