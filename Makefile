@@ -16,8 +16,8 @@ PYTHON    ?= python3
 PLOT_PYTHON ?= $(firstword $(foreach p,$(PYTHON) /usr/bin/python3,$(shell $(p) -c 'import matplotlib' 2>/dev/null && echo $(p))))
 
 # Python 3 runs in every build (the flags files are picked and ptxas's report read by scripts/).
-ifeq ($(shell $(PYTHON) -c 'import sys; print(sys.version_info >= (3, 6))' 2>/dev/null),)
-$(error $(PYTHON) was not found: Python 3.6 or newer is needed by every build (apt-get install python3, or PYTHON=/path/to/python3))
+ifeq ($(shell $(PYTHON) -c 'import sys; print(sys.version_info >= (3, 7))' 2>/dev/null),)
+$(error $(PYTHON) was not found: Python 3.7 or newer is needed by every build (apt-get install python3, or PYTHON=/path/to/python3))
 endif
 
 GPU_CC   := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')

@@ -19,6 +19,7 @@ Needs matplotlib; without it, says how to install it and exits 1.
 import argparse
 import collections
 import glob
+import math
 import os
 import re
 import statistics
@@ -147,7 +148,8 @@ def tile_intensity(r):
     tile multiplies (BM + BN) BK loaded elements into 2 BM BN BK FLOPs. Steps 01 and 02 tile
     nothing: an FMA loads one element of A and one of B. A step that picks its tile per shape
     reports it (`tile=BMxBN` in its kernel column); the others are drawn from their configuration
-    as scripts/figures.py reads it."""
+    as scripts/figures.py reads it. In a cluster of P blocks (`cluster=P`, side by side: they share
+    the A tile; `cluster=Pm`, along M: the B tile) a block loads 1 / P of the shared tile."""
     import figures
     esize = 4 if r["dtype"] == "fp32" else 2
     if int(r["step"][:2]) <= 2:
@@ -158,7 +160,10 @@ def tile_intensity(r):
     else:
         lay = figures.layout(r["step"], figures.config(r["step"])[0])
         bm, bn = lay["BM"], lay["BN"]
-    return 2.0 * bm * bn / ((bm + bn) * esize)
+    c = re.search(r"cluster=(\d+)(m?)\b", r.get("kernel") or "")
+    share = int(c.group(1)) if c else 1
+    loaded = bm + bn / share if c and c.group(2) else bm / share + bn
+    return 2.0 * bm * bn / (loaded * esize)
 
 
 def steps_label(steps):
@@ -199,8 +204,12 @@ def plot_roofline(plt, rows, gpu, out):
                 groups[-1][2].add(int(r["step"][:2]))
             else:
                 groups.append([x, y, {int(r["step"][:2])}])
+        placed = []  # a label near one already placed (x within a factor 1.8) goes below its point
         for x, y, steps in groups:
-            ax.annotate(steps_label(steps), (x, y), fontsize=7, xytext=(4, 2), textcoords="offset points")
+            near = any(abs(math.log10(x / px)) < 0.25 and max(y, py) / min(y, py) < 1.12 for px, py in placed)
+            ax.annotate(steps_label(steps), (x, y), fontsize=7, xytext=(4, -9 if near else 2),
+                        textcoords="offset points")
+            placed.append((x, y))
         peak = max((results_table.PEAK_GFLOPS.get(gpu, {}).get(r["dtype"]) or 0) for r in sel) / 1000
         dram = DRAM_TBPS.get(gpu)
         lo, hi = 0.1, 2 * max(xs + [100.0] + ([peak / dram] if peak and dram else []))
@@ -218,7 +227,7 @@ def plot_roofline(plt, rows, gpu, out):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(lo, hi)
-        ax.set_xlabel("FLOPs per byte the block's tiles load (from BM x BN)")
+        ax.set_xlabel("FLOPs per byte a block's tiles load (BM x BN; a cluster's shared tile split)")
         ax.set_ylabel("TFLOPS")
         ax.grid(True, which="both", alpha=0.3)
         ax.set_title(name)

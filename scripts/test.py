@@ -708,7 +708,7 @@ def make_usage_tests():
     record(p.returncode == 0 and "sm_120's limits" in p.stderr,
            "make ARCH=sm_121 (not in the table) takes sm_120's limits and says so", f"rc {p.returncode}: {tail(p.stderr, 2)}")
     p = sub_make(["help", "PYTHON=/nonexistent/python3"])
-    record(p.returncode == 2 and "Python 3.6 or newer is needed" in p.stderr,
+    record(p.returncode == 2 and "Python 3.7 or newer is needed" in p.stderr,
            "make without Python stops, naming what is missing", f"rc {p.returncode}: {tail(p.stderr, 2)}")
     p = sub_make(["step", "N=abc"])
     record(p.returncode == 2 and "no step N=abc" in p.stderr and "expr" not in p.stderr,
