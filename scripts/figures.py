@@ -181,8 +181,8 @@ def layout(step, c):
                  "  where the tile rows (columns) are a multiple of four and the clusters add no wave",
                  "other shapes: the kernels of steps 13-33 (plan.h)"]
     if n == 35:  # the step pairs 64-row tiles, not a new tile
-        extra = ["where K >= 2048, B's rows are not whole 128-byte lines and the 64 x 128 tile rows are "
-                 "even but not in fours:",
+        extra = ["where K >= 4096, B's rows are not whole 128-byte lines, the 64 x 128 tile rows are "
+                 "even and no cluster of four was taken:",
                  "  two tiles one above the other make a cluster; each block loads half of a stage's k-rows "
                  "of B and multicasts them to both",
                  "other shapes: the kernels of steps 13-34 (plan.h)"]
