@@ -100,6 +100,17 @@ def layout(step, c):
                            "B: a 128-k stage by column in shared memory, shifted by s, 16-byte groups XOR-swizzled; "
                            "C stored from registers",
                            "other shapes: the Hopper tiles of steps 13-26 (plan.h)"])
+    if n == 25:  # the step's new kernel, small_k, in its widest tile
+        return dict(BM=64, BN=128, BK=16, warp=None, mine=[(8 * i, 32 * j) for i in range(8) for j in range(4)],
+                    who="thread 0",
+                    notes=["small_k (small K, where plan.h sends it): the first of 64 x 128, 64 x 32 and 128 x 8 "
+                           "that M and N fill by more than half",
+                           "  and that gives every SM a block, else 32 x 8; drawn: 64 x 128, 256 threads, 8 x 4 "
+                           "results each, rows 8 and columns 32 apart",
+                           "shared memory: As 64 x (16 + 1) and Bs 16 x 128 floats, one K slice at a time; A and B "
+                           "read in place, 2 bytes an element",
+                           "at each of its elements a warp stores 32 consecutive floats of a row of C",
+                           "other shapes: the Hopper tiles of steps 13-20 (plan.h)"])
     if n == 28:  # the step's change, small_k's 64 x 128 tile walking its tiles
         return dict(BM=64, BN=128, BK=16, warp=None, mine=[(8 * i, 32 * j) for i in range(8) for j in range(4)],
                     who="thread 0",
@@ -143,19 +154,24 @@ def layout(step, c):
         extra.append("C leaves through shared memory in 64 x 32 FP32 chunks, one TMA store each")
     if 14 <= n <= 20:
         extra.append("drawn: the 128 x 256 tile of 4096^3; plan.h picks 64-256 columns, 1-3 warpgroups per shape")
-    if n >= 21:
+    if 21 <= n <= 24:
         extra += ["x W^T: B's tile is 256 rows of W (stored N x K), one TMA box as A's, read by wgmma untransposed",
                   "C leaves in 64-row chunks of 128 bytes (32 FP32 or 64 bf16 columns), bias and activation "
                   "applied in registers, one TMA store each"]
-    if n >= 22:
+    if 22 <= n <= 24:
         extra.append("with fewer tiles than half the SMs, K is split: a unit is (tile, K range); the last to arrive "
                      "adds the others' FP32 sums, then the epilogue")
-    if n >= 23:
+    if 23 <= n <= 24:
         extra.append("M <= 4 (x W^T): not this tile but a GEMV kernel on the CUDA cores, a warp per 4 rows of W, "
                      "512 contiguous bytes of a row per load")
-    if n >= 24:
+    if n == 24:
         extra.append("4 < M <= 64 (x W^T): the operands exchanged (C^T = W x^T), A's tile 128 rows of W, B's the "
                      "32 or 64 tokens; C stored from the registers")
+    if n == 26:  # the step pairs the plan's tiles, not a new tile
+        extra = ["where the 128-row tiles make two waves or more and K >= 512: two such tiles one above the "
+                 "other make a cluster (pair along M),",
+                 "  each block loads half of a stage's k-rows of B and multicasts them to both",
+                 "other shapes: the kernels of steps 13-25 (plan.h)"]
     if n == 31:  # the step changes which tiles pair, not a tile: the pair along M that it takes more often
         extra = ["two such tiles one above the other make a cluster (pair along M): each block loads half of "
                  "a stage's k-rows of B",
