@@ -573,6 +573,8 @@ def tile_path(path):
 def feasible(path, m, n, k):
     """Whether a forced path can run on a shape; where it cannot, the step refuses (exit 2). A
     tensor map needs K and N multiples of 8; split-K needs at least 8 K-slices of 64."""
+    if path == "quad_swap" and not 32 < m <= 128:  # A's rows in the instruction's N
+        return False
     if tile_path(path) or path == "splitk":
         return k % 8 == 0 and n % 8 == 0 and (path != "splitk" or (k + 63) // 64 >= 8)
     if path == "stream_n":  # a warp holds all of a row's columns
@@ -594,6 +596,10 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
                 and w.get("splits") == "1" and w.get("cluster") == cluster)
     if path == "swap":
         return w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == "1"
+    if path == "quad_swap":  # four swapped tiles stacked along N ("4n"), M rounded up to 32
+        m = shape[0]
+        return ({"swap=1", "splits=1", "cluster=4n"} <= set(kernel.split())
+                and w.get("tile", "").endswith("x" + str(min(128, max(64, (m + 31) // 32 * 32)))))
     if path == "splitk":
         return w.get("splits", "0").isdigit() and int(w["splits"]) >= 2 and w.get("cluster") == "1"
     if path == "padded":  # a tile kernel, on copies of exactly the operands whose rows need them
@@ -612,7 +618,9 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
 # with the kernels loaded (a first launch loads its module and starts late); step 20 launches the
 # reduction to start while the product ends, and it must wait for the planes. A reduction that read
 # early would find the previous shape's planes, which hold other sums: wrong elements, not NaN.
-PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", "16x4096x4096", "72x136x576"]}
+PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", "16x4096x4096", "72x136x576"],
+                     # quad_swap: a cluster with empty blocks (N = 72, 200), a partial last tile, each width
+                     "quad_swap": ["79x200x1000", "100x72x256", "33x136x520", "128x4104x2048", "97x1032x4096"]}
 
 
 def path_shapes(path):
