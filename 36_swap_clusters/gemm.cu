@@ -1,6 +1,6 @@
 /*
- * Step 36: the swapped product for M of 33 to 128, its tile as tall as M (rounded up to 32) and in
- * clusters of four along N that share A's rows: B read once, A once for four tiles.
+ * Step 36: the swapped product for 64 < M < 128 at K >= 2048, its tile as tall as M (rounded up to
+ * 32) and in clusters of four along N that share A's rows: B read once, A once for four tiles.
  *     make step N=36 && ./36_swap_clusters/gemm 79 4328 14072 --cublas
  * BUILD_ARCH: sm_90a
  */
@@ -40,7 +40,8 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     static constexpr int B_ATOMS = (BN + 63) / 64;
     /* SWAP: the product C^T = B^T A^T. Its A operand (rows of C^T: columns n of C) is a tile of
      * B, WG boxes of 64 columns x BK rows (MN-major, as B above); its B operand (m) is a tile of
-     * A, one box of BK x BN rows (K-major, as A above), BN = 16, 32, 64, 96 or 128. */
+     * A, one box of BK x BN rows (K-major, as A above; in a cluster, a box of BN / PAIR rows from
+     * each block), BN = 16, 32, 64, 96 or 128. */
     static constexpr int A_TILE_BYTES = BM * BK * 2;
     static constexpr int B_TILE_BYTES = SWAP ? BK * BN * 2 : BK * B_ATOMS * 64 * 2;
     static constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
@@ -175,7 +176,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
                   " N: a block's share of A's rows, whole 8-row swizzle groups, lands on 1 KB");
     /* SWAP: the tiles cover C^T, N rows by M columns. PAIR > 1: a unit is PAIR neighbouring tiles,
      * one for each block of the cluster: (x, PAIR j + rank), or ALONG_M (PAIR x + rank, j); past
-     * M's last tile row (N's last column) a block's tile is all zeros and stores nothing. */
+     * the last tile row (swapped: of N) or column a block's tile is all zeros, stores nothing. */
     const int tiles_m = ceil_div(SWAP ? N : M, BM), tiles_n = ceil_div(SWAP ? M : N, BN);
     const int unit_rows = ceil_div(tiles_m, ALONG_M ? PAIR : 1);
     const int unit_cols = ceil_div(tiles_n, ALONG_M ? 1 : PAIR), tiles = unit_rows * unit_cols;

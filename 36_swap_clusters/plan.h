@@ -404,9 +404,13 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
     } else if (!strcmp(f, "swap")) { /* M in the instruction's N: swap_width's rows of A */
         *plan = (gemm_plan){f, swap_width(p->m), swap_warpgroups(p->n, sms), 1, 1, true, 0.0};
     } else if (!strcmp(f, "quad_swap")) { /* swap_clusters' tiles, one K range */
-        if (p->m <= SWAP_ROWS || p->m > 128 || !quad_clusters(sms)) {
+        if (p->m <= SWAP_ROWS || p->m > 128) {
             snprintf(why, len, "quad_swap stacks four swapped tiles along N with %d to 128 rows of "
                      "A in the instruction's N", SWAP_ROWS + 1);
+            return 1;
+        }
+        if (!quad_clusters(sms)) {
+            snprintf(why, len, "quad_swap needs clusters of four SMs: %d SMs hold none", sms);
             return 1;
         }
         const int wg = ceil_div(p->n, 64) <= 4 * quad_clusters(sms) ? 1 : 2;

@@ -6,6 +6,8 @@
 #ifndef FALLBACK_CUH
 #define FALLBACK_CUH
 
+#include "gemm.h" /* ceil_div */
+
 /* step 03's tiling: a block of 32 x 32 threads, an element of C each */
 template <typename T>
 __global__ void __launch_bounds__(1024)

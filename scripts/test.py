@@ -453,6 +453,34 @@ WIDTH_SHAPES = {"65x8x8": 128, "200x1000x136": 128, "65x304x520": 128, "128x1032
 WIDTH_SPLIT_SHAPES = ("65x304x520", "128x1032x1024", "65x8512x1024")
 
 
+# Step 36's rule on its own (unforced, so K split where the clusters are few): 100 x 1032 x 4096
+# (5 clusters of 64-row tiles, 6 K ranges) and 79 x 256 x 2048 (one cluster, 8), on 132 SMs.
+SWAP_CLUSTER_SPLIT_SHAPES = "100x1032x4096,79x256x2048"
+
+
+def swap_cluster_tests(step, exe):
+    """A step with swapped tiles in clusters along N (its plan.h has swap_clusters): the rule's own plans
+    that split K verify in both dtypes, beta 0 with C poisoned and beta != 0, and launch clustered
+    swapped tiles with two or more K ranges; memcheck finds nothing."""
+    if "swap_clusters" not in open(os.path.join(step, "plan.h")).read():
+        return
+    for dtype in stepinfo.step_dtypes(ROOT, step):
+        for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
+                            ("alpha = -1.5, beta = 0.75", ["--alpha", "-1.5", "--beta", "0.75"])):
+            p = run([exe, "--shapes", SWAP_CLUSTER_SPLIT_SHAPES, "--reps", "0", "--dtype", dtype, "--csv"]
+                    + scal)
+            rows = list(csv.DictReader(io.StringIO(p.stdout)))
+            ok = [r for r in rows if r["path"] == "quad_swap" and "cluster=4n" in r["kernel"].split()
+                  and int(dict(x.split("=", 1) for x in r["kernel"].split() if "=" in x)["splits"]) >= 2]
+            record(p.returncode == 0 and len(ok) == len(SWAP_CLUSTER_SPLIT_SHAPES.split(",")),
+                   f"{step}: {dtype}: swapped clusters that split K ({SWAP_CLUSTER_SPLIT_SHAPES}) verify, {label}",
+                   tail(p.stderr) + f" ({[r['kernel'] for r in rows]})")
+    p = run(["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", exe, "--shapes",
+             SWAP_CLUSTER_SPLIT_SHAPES, "--reps", "0", "--dtype", "bf16", "--beta", "0.5"])
+    record(p.returncode == 0, f"{step}: bf16: swapped clusters that split K: compute-sanitizer memcheck",
+           tail(p.stdout + p.stderr))
+
+
 def gpu_sm_count():
     """The first GPU's SM count (autotune.gpu_limits, in a child process so that this one holds no
     CUDA context); None without a GPU."""
@@ -572,7 +600,8 @@ def tile_path(path):
 
 def feasible(path, m, n, k):
     """Whether a forced path can run on a shape; where it cannot, the step refuses (exit 2). A
-    tensor map needs K and N multiples of 8; split-K needs at least 8 K-slices of 64."""
+    tensor map needs K and N multiples of 8; split-K needs at least 8 K-slices of 64; quad_swap
+    33 to 128 rows of A (M) in the instruction's N."""
     if path == "quad_swap" and not 32 < m <= 128:  # A's rows in the instruction's N
         return False
     if tile_path(path) or path == "splitk":
@@ -585,7 +614,8 @@ def feasible(path, m, n, k):
 def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
     """Whether the instantiation a run reports (key=value words) is the one its path names:
     tma_nW, pair_nW, pair_m_nW, quad_nW and quad_m_nW a W-wide tile in one K range, alone or in a
-    cluster of two or four (side by side, or along M); swap the swapped product; splitk two or more K ranges; padded a
+    cluster of two or four (side by side, or along M); swap the swapped product; quad_swap four swapped tiles
+    stacked along N ("4n"), M rounded up to 32; splitk two or more K ranges; padded a
     tile kernel; the others their own kernel. wide_b: the step copies B into rows of 64 where
     its rule (plan.h's copies_for) holds."""
     w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
@@ -619,8 +649,12 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
 # reduction to start while the product ends, and it must wait for the planes. A reduction that read
 # early would find the previous shape's planes, which hold other sums: wrong elements, not NaN.
 PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", "16x4096x4096", "72x136x576"],
-                     # quad_swap: a cluster with empty blocks (N = 72, 200), a partial last tile, each width
-                     "quad_swap": ["79x200x1000", "100x72x256", "33x136x520", "128x4104x2048", "97x1032x4096"]}
+                     # quad_swap: clusters with empty blocks (N = 72, 136, 1032, 4104), a partial last tile
+                     # (N = 200), each width, two consumer warpgroups (N > 7680)
+                     "quad_swap": ["79x200x1000", "100x72x256", "33x136x520", "128x4104x2048", "97x1032x4096",
+                                   "79x7752x136", "100x7752x72"],
+                     # swap: the tall widths 96 and 128, one and two consumer warpgroups
+                     "swap": ["79x8456x136", "100x8456x72", "79x4096x1000", "100x4096x1000"]}
 
 
 def path_shapes(path):
@@ -854,6 +888,7 @@ def gpu_tests():
         gemv_tests(step, exe)
         swap_tests(step, exe)
         width_tests(step, exe)
+        swap_cluster_tests(step, exe)
         p = run([exe, "--shapes", LIMIT_SHAPES, "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0, f"{step}: the largest shapes the parser accepts run and verify ({LIMIT_SHAPES})",
                tail(p.stdout + p.stderr))
