@@ -202,6 +202,14 @@ def layout(step, c):
                  "  two tiles one above the other make a cluster; each block loads half of a stage's k-rows "
                  "of B and multicasts them to both",
                  "other shapes: the kernels of steps 13-34 (plan.h)"]
+    if n == 36:  # the step clusters swapped tiles, not a new tile of the plain product
+        extra = ["where 64 < M < 128 and K >= 2048: the swapped product C^T = B^T A^T, M rounded up to 32 "
+                 "(96 or 128) in wgmma's N,",
+                 "  N in tiles of 64 rows (128 where those would not all run at once); four such tiles "
+                 "stacked along N make a cluster:",
+                 "  each block loads a quarter of a stage's rows of A and multicasts them to the four; K "
+                 "split where the clusters are few",
+                 "other shapes: the kernels of steps 13-35 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
