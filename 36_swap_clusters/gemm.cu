@@ -26,7 +26,7 @@
 #define PATHS                                                                                      \
     "tma_n256 tma_n192 tma_n128 tma_n96 tma_n64 pair_n256 pair_n128 pair_n64 splitk swap gemv_m "  \
     "gemv_n padded small_k fallback tma_n320 pair_m_n256 pair_m_n192 pair_m_n128 pair_m_n64 "      \
-    "stream_n mma_small quad_m_n128 quad_n128 quad_swap"
+    "stream_n mma_small quad_m_n128 quad_n128 quad_swap pair_swap"
 
 /* What follows from the tile: WG consumer warpgroups of 64 rows each (BM = 64 WG), BN columns
  * (the wgmma instruction's N). */

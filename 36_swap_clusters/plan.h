@@ -27,7 +27,8 @@ static gemm_plan named(const char *path) { return (gemm_plan){path, 0, 0, 0, 1, 
     X(128, 2, false, -2) X(64, 2, false, -2) X(128, 2, false, -4) X(128, 1, false, -4)            \
     X(128, 2, false, 4) X(128, 1, false, 4) X(128, 1, false, -2) X(96, 1, true, 1)                 \
     X(128, 1, true, 1) X(96, 2, true, 1) X(128, 2, true, 1) X(64, 1, true, -4) X(96, 1, true, -4)  \
-    X(128, 1, true, -4) X(64, 2, true, -4) X(96, 2, true, -4) X(128, 2, true, -4)
+    X(128, 1, true, -4) X(64, 2, true, -4) X(96, 2, true, -4) X(128, 2, true, -4)                \
+    X(32, 1, true, -4) X(32, 2, true, -4) X(16, 1, true, -2) X(16, 2, true, -2)
 static bool tile_exists(const gemm_plan *p) {
 #define SAME_TILE(BN, WG, SWAP, PAIR)                                                              \
     || (p->bn == BN && p->wg == WG && p->swap == SWAP && p->pair == PAIR)
@@ -404,9 +405,9 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
     } else if (!strcmp(f, "swap")) { /* M in the instruction's N: swap_width's rows of A */
         *plan = (gemm_plan){f, swap_width(p->m), swap_warpgroups(p->n, sms), 1, 1, true, 0.0};
     } else if (!strcmp(f, "quad_swap")) { /* swap_clusters' tiles, one K range */
-        if (p->m <= SWAP_ROWS || p->m > 128) {
-            snprintf(why, len, "quad_swap stacks four swapped tiles along N with %d to 128 rows of "
-                     "A in the instruction's N", SWAP_ROWS + 1);
+        if (p->m <= 16 || p->m > 128) {
+            snprintf(why, len, "quad_swap stacks four swapped tiles along N with 17 to 128 rows of "
+                     "A in the instruction's N (a block loads whole 8-row groups of a quarter)");
             return 1;
         }
         if (!quad_clusters(sms)) {
@@ -415,6 +416,13 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         }
         const int wg = ceil_div(p->n, 64) <= 4 * quad_clusters(sms) ? 1 : 2;
         *plan = (gemm_plan){f, swap_width(p->m), wg, 1, -4, true, 0.0};
+    } else if (!strcmp(f, "pair_swap")) { /* M <= 16: two swapped tiles along N, 8 rows each */
+        if (p->m > 16) {
+            snprintf(why, len, "pair_swap stacks two swapped tiles along N with at most 16 rows of "
+                     "A in the instruction's N (quad_swap takes more)");
+            return 1;
+        }
+        *plan = (gemm_plan){f, 16, swap_warpgroups(p->n, sms), 1, -2, true, 0.0};
     } else {
         int i = 0, count = sizeof TILE_PATHS / sizeof TILE_PATHS[0];
         while (i < count && strcmp(TILE_PATHS[i].name, f)) i++;

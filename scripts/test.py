@@ -601,8 +601,10 @@ def tile_path(path):
 def feasible(path, m, n, k):
     """Whether a forced path can run on a shape; where it cannot, the step refuses (exit 2). A
     tensor map needs K and N multiples of 8; split-K needs at least 8 K-slices of 64; quad_swap
-    33 to 128 rows of A (M) in the instruction's N."""
-    if path == "quad_swap" and not 32 < m <= 128:  # A's rows in the instruction's N
+    17 to 128 rows of A (M) in the instruction's N, pair_swap at most 16."""
+    if path == "quad_swap" and not 16 < m <= 128:  # A's rows in the instruction's N
+        return False
+    if path == "pair_swap" and m > 16:
         return False
     if tile_path(path) or path == "splitk":
         return k % 8 == 0 and n % 8 == 0 and (path != "splitk" or (k + 63) // 64 >= 8)
@@ -615,7 +617,7 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
     """Whether the instantiation a run reports (key=value words) is the one its path names:
     tma_nW, pair_nW, pair_m_nW, quad_nW and quad_m_nW a W-wide tile in one K range, alone or in a
     cluster of two or four (side by side, or along M); swap the swapped product; quad_swap four swapped tiles
-    stacked along N ("4n"), M rounded up to 32; splitk two or more K ranges; padded a
+    stacked along N ("4n"), M rounded up to 32, pair_swap two ("2n") of 16 rows; splitk two or more K ranges; padded a
     tile kernel; the others their own kernel. wide_b: the step copies B into rows of 64 where
     its rule (plan.h's copies_for) holds."""
     w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
@@ -626,10 +628,11 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
                 and w.get("splits") == "1" and w.get("cluster") == cluster)
     if path == "swap":
         return w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == "1"
-    if path == "quad_swap":  # four swapped tiles stacked along N ("4n"), M rounded up to 32
+    if path in ("quad_swap", "pair_swap"):  # four (two) swapped tiles along N, M rounded up to 32 (16)
         m = shape[0]
-        return ({"swap=1", "splits=1", "cluster=4n"} <= set(kernel.split())
-                and w.get("tile", "").endswith("x" + str(min(128, max(64, (m + 31) // 32 * 32)))))
+        width = 16 if path == "pair_swap" else 32 if m <= 32 else min(128, (m + 31) // 32 * 32)
+        return ({"swap=1", "splits=1", "cluster=" + ("4n" if path == "quad_swap" else "2n")}
+                <= set(kernel.split()) and w.get("tile", "").endswith("x" + str(width)))
     if path == "splitk":
         return w.get("splits", "0").isdigit() and int(w["splits"]) >= 2 and w.get("cluster") == "1"
     if path == "padded":  # a tile kernel, on copies of exactly the operands whose rows need them
@@ -652,7 +655,9 @@ PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", 
                      # quad_swap: clusters with empty blocks (N = 72, 136, 1032, 4104), a partial last tile
                      # (N = 200), each width, two consumer warpgroups (N > 7680)
                      "quad_swap": ["79x200x1000", "100x72x256", "33x136x520", "128x4104x2048", "97x1032x4096",
-                                   "79x7752x136", "100x7752x72"],
+                                   "79x7752x136", "100x7752x72", "20x200x1000", "32x8456x72"],
+                     # pair_swap: an empty block (N = 8, 72), a partial tile, two consumer warpgroups
+                     "pair_swap": ["1x200x1000", "16x136x520", "9x8456x72", "4x6144x4096"],
                      # swap: the tall widths 96 and 128, one and two consumer warpgroups
                      "swap": ["79x8456x136", "100x8456x72", "79x4096x1000", "100x4096x1000"]}
 
