@@ -121,8 +121,10 @@ def cli_tests(have_gpu):
             record(ok, f"{step}: '{' '.join(args)}' exits 2 with a one-line message and the usage",
                    f"rc {p.returncode}, stderr '{tail(p.stderr, 2)}'")
         p = run([exe, "--plan"], timeout=60)
-        record(p.returncode == (0 if step_paths(step) else 2) and (p.stdout.startswith("4096x4096x4096 ")
-                                                                    or not step_paths(step)),
+        record(p.returncode == (0 if step_paths(step) else 2)
+               and (p.stdout.split()[1:2] and p.stdout.split()[1] in step_paths(step) if step_paths(step)
+                    else "one kernel" in p.stderr and not p.stdout)
+               and (p.stdout.startswith("4096x4096x4096 ") or not step_paths(step)),
                f"{step}: --plan {'prints its choice' if step_paths(step) else 'is refused: one kernel'}, no GPU",
                f"rc {p.returncode}, '{tail(p.stdout + p.stderr, 2)}'")
         if step == library:
@@ -261,6 +263,10 @@ def static_checks():
         record(clean, f"{step}: {label}: ptxas reports zero spill bytes and no stack frame",
                f"spill bytes {spills}, stack {stack}")
         smem_check(step, arch, config, label, p.stderr)
+        record(".entry" in ptx, f"{step}: {label}: nvcc kept the PTX that the rows below read",
+               f"{len(ptx)} characters of PTX")
+        if ".entry" not in ptx:
+            continue  # a missing PTX would pass every 'lacks' row
         if int(arch[3:].rstrip("a")) * 10 < stepinfo.min_cc(ROOT, step):
             # built for an architecture without the step's instructions: the kernel must be empty
             record(re.search(r"mma\.sync|cp\.async|ldmatrix", ptx) is None,
@@ -276,6 +282,8 @@ def static_checks():
     for step in STEPS:
         if not any(r[0] == step for r in table):
             record(False, f"{step}: has a row in tests/ptx_checks.txt", "no row")
+    unknown = sorted({r[0] for r in table if r[0] not in ALL_STEPS})
+    record(not unknown, "tests/ptx_checks.txt names only steps that exist", f"unknown: {unknown}")
 
 
 # ---- 3. GPU tests -------------------------------------------------------------
@@ -781,6 +789,8 @@ def plan_tests():
         if line.strip() and not line.startswith("#"):
             step, shape, forced, want = line.split(None, 3)
             table.setdefault((step, forced), []).append((shape, want.strip()))
+    unknown = sorted({s for s, _ in table if s not in ALL_STEPS or not step_paths(s)})
+    record(not unknown, "tests/plans.txt names only steps that choose by shape", f"unknown: {unknown}")
     for step in STEPS:
         if not step_paths(step):
             continue
@@ -793,7 +803,9 @@ def plan_tests():
                 cmd = [os.path.join(step, "gemm"), "--plan", "--sms", "132", "--dtype", "bf16",
                        "--shapes", ",".join(r[0] for r in part)] + (["--path", forced] if forced != "-" else [])
                 p = run(cmd)
-                got = [" ".join(l.split()[1:]) for l in p.stdout.splitlines()]
+                lines = [l.split() for l in p.stdout.splitlines()]
+                got = [" ".join(l[1:]) if l and l[0] == shape else f"(for {l[0] if l else 'nothing'})"
+                       for l, (shape, _) in zip(lines, part)]
                 for (shape, want), g in zip(part, got + [""] * len(part)):
                     record(g == want, f"{step}: plan of {shape}{'' if forced == '-' else ' --path ' + forced}: {want}",
                            f"planned: {g or tail(p.stderr)}")
@@ -849,8 +861,11 @@ def gpu_tests():
         p = run([exe, "--shapes", LIMIT_SHAPES, "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0, f"{step}: the largest shapes the parser accepts run and verify ({LIMIT_SHAPES})",
                tail(p.stdout + p.stderr))
-        p = run([exe, "64", "--reps", "1", "--warmup", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
-        record(p.returncode == 0 and "pass" in p.stdout, f"{step}: '64' runs, verifies and times",
+        p = run([exe, "64", "--reps", "1", "--warmup", "0", "--csv", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
+        rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        timed = (len(rows) == 1 and rows[0]["check"] == "pass" and rows[0]["reps"] == "1"
+                 and 0 < float(rows[0]["ms"]) < float("inf"))
+        record(p.returncode == 0 and timed, f"{step}: '64' runs, verifies and times",
                tail(p.stdout + p.stderr))
 
 
@@ -891,7 +906,7 @@ def autotune_rules():
         with cf.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             verdicts = list(pool.map(compiles, candidates))
         disagree = [c for c, ok in zip(candidates, verdicts) if ok != space["rules"](*c)]
-        record(not disagree and any(verdicts),
+        record(not disagree and any(verdicts) and not all(verdicts),
                f"{step}: scripts/autotune.py's rules agree with the static_asserts on all {len(candidates)} candidates "
                f"({sum(verdicts)} legal)", f"they disagree on {len(disagree)}, e.g. {space['params']} = {disagree[:3]}")
 
