@@ -828,14 +828,37 @@ def tf32_baseline_test():
            f"rc {p.returncode}: {tail(p.stdout + p.stderr)}")
 
 
+def gpu_compute_capability():
+    """The first GPU's compute capability x 10 (nvidia-smi), or None."""
+    if not shutil.which("nvidia-smi"):
+        return None
+    p = run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"], timeout=60)
+    out = p.stdout.split()
+    return int(round(float(out[0]) * 10)) if p.returncode == 0 and out else None
+
+
+def step_runs_on(step, cc):
+    """Whether a step's kernels run on a GPU of compute capability cc (x 10): sm_90a code on 9.0
+    alone (arch-specific), a '__CUDA_ARCH__ >= N' guard from N on, the others everywhere."""
+    if "BUILD_ARCH: sm_90a" in open(os.path.join(step, "gemm.cu")).read():
+        return cc == 90
+    return cc * 10 >= stepinfo.min_cc(ROOT, step)  # min_cc is __CUDA_ARCH__'s number (800)
+
+
 def gpu_tests():
     print("== GPU tests", flush=True)
     tf32_baseline_test()
+    cc = gpu_compute_capability()
     for step in STEPS:
         exe = os.path.join(step, "gemm")
         p = run([exe, "1", "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         if p.returncode == stepinfo.EXIT_NEEDS_ARCH:  # a Hopper step on another GPU
-            record(None, f"{step}: GPU tests", "skipped: " + tail(p.stderr))
+            # exit 3 also means a binary built for another architecture: on a GPU that runs the
+            # step, that is a failure, not a skip
+            should = cc is not None and step_runs_on(step, cc)
+            record(False if should else None, f"{step}: GPU tests" + (" run on this GPU" if should else ""),
+                   ("exit 3 on a GPU of compute capability %.1f: " % (cc / 10) if should else "skipped: ")
+                   + tail(p.stderr))
             continue
         for dtype in stepinfo.step_dtypes(ROOT, step):
             for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
