@@ -81,7 +81,7 @@ def layout(step, c):
         mine = [(i * 16 + h, j * 8 + e) for i in range(wm // 16) for j in range(wn // 8) for h in (0, 8)
                 for e in (0, 1)]
         ring = (f"a ring of {c['STAGES']} stages filled by cp.async" if n == 10 else
-                "one stage, loaded through registers")
+                f"a ring of {c.get('STAGES', 3)} stages, filled through registers")
         return dict(BM=bm, BN=bn, BK=c["BK"], warp=(wm, wn), mine=mine, who="lane 0 of warp 0",
                     notes=[f"{(bm // wm) * (bn // wn)} warps of {wm} x {wn}: {wm // 16} x {wn // 8} mma.sync "
                            f"m16n8k16 tiles; a lane holds rows g, g + 8 and columns 2t, 2t + 1 of each",
@@ -147,7 +147,7 @@ def layout(step, c):
     bm, bn, bk = 64 * wg, c.get("BN", 256), c.get("BK", 64)
     mine = [(h, 8 * j + e) for j in range(bn // 8) for h in (0, 8) for e in (0, 1)]
     stages = c.get("STAGES", 4)
-    roles = ("every warpgroup loads (one thread issues TMA) and multiplies" if n == 11 else
+    roles = ("thread 0 issues every TMA load; both warpgroups multiply" if n == 11 else
              f"a producer warpgroup (one thread issues TMA) and {wg} consumer warpgroups; persistent grid")
     extra = []
     if 13 <= n <= 20:

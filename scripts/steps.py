@@ -45,7 +45,7 @@ def arch_limits(arch, min_cc=0):
 
 
 def min_cc(root, step):
-    """The compute capability (x 10) a step's kernels need: its '__CUDA_ARCH__ >= 800' guard, or 0.
+    """The compute capability (x 100, as __CUDA_ARCH__ writes it) a step's kernels need: its '__CUDA_ARCH__ >= 800' guard, or 0.
     (A choice made for some architectures only is written otherwise, as 05's '/ 100 == 12'.)"""
     m = re.search(r"__CUDA_ARCH__ >= (\d+)", open(os.path.join(root, step, "gemm.cu")).read())
     return int(m.group(1)) if m else 0
