@@ -276,18 +276,27 @@ static gemm_plan short_pairs(const gemm_args *p, gemm_plan plan, int fills) {
 /* Step 36: at 64 < M < 128 the plan's tiles are 128 rows, or two tile rows of 64, of which M fills
  * part (at M = 79 they compute 128 rows, and two tile rows read B twice unless paired). Swapped,
  * A's rows lie in the instruction's N, as many as M rounded up to 32 (swap_width): one tile column
- * covers M and reads B once. N runs in tiles of 64 rows (128 where those would not all run at
- * once), stacked in clusters of four that multicast A's rows, each block loading a quarter: A,
- * which every swapped tile reads, leaves L2 once for four tiles. cuBLAS takes such tiles on these
- * shapes (docs/35_short_pairs.md). K is split where the clusters fill at most half of those that
- * run at once. From K = QUAD_MIN_K, as step 34's clusters (not yet measured here). */
+ * covers M and reads B once. N runs in tiles of 64 or 128 rows, stacked in clusters of four
+ * that multicast A's rows, each block loading a quarter: A, which every swapped tile reads, leaves
+ * L2 once for four tiles. cuBLAS takes such tiles on these shapes (docs/35_short_pairs.md). The
+ * grid: of 64- or 128-row tiles and 1 to 4 K ranges, the one whose clusters all run at once and
+ * keep the most SMs busy, a split counted a tenth less a range (its planes, its second launch):
+ * on the three shapes profiled, cuBLAS's choice. N of at least four 64-row tiles (no cluster with
+ * a block past N), K >= QUAD_MIN_K as step 34's clusters (not yet measured here). */
 static gemm_plan swap_clusters(const gemm_args *p, gemm_plan plan, int sms) {
     const int at_once = quad_clusters(sms), slices = ceil_div(p->k, BK);
-    if (plan.swap || p->m <= 64 || p->m >= 128 || p->k < QUAD_MIN_K || !at_once) return plan;
-    const int wg = ceil_div(p->n, 64) <= 4 * at_once ? 1 : 2;
-    const int clusters = ceil_div(ceil_div(p->n, 64 * wg), 4);
-    if (clusters > at_once) return plan; /* more than one wave: not measured */
-    const int splits = 2 * clusters > at_once ? 1 : std::min(at_once / clusters, slices / 4);
+    if (plan.swap || p->m <= 64 || p->m >= 128 || p->k < QUAD_MIN_K || !at_once ||
+        ceil_div(p->n, 64) < 4)
+        return plan;
+    int wg = 0, splits = 0;
+    double best = 0.0;
+    for (int w = 1; w <= 2; w++)
+        for (int s = 1; s <= 4 && s <= slices / 4; s++) {
+            const int clusters = ceil_div(ceil_div(p->n, 64 * w), 4);
+            const double busy = 4.0 * clusters * s / (1.0 + 0.1 * (s - 1));
+            if (clusters * s <= at_once && busy > best) best = busy, wg = w, splits = s;
+        }
+    if (!wg) return plan; /* more than one wave of clusters: not measured */
     return (gemm_plan){"quad_swap", swap_width(p->m), wg, splits, -4, true, plan.us};
 }
 

@@ -464,7 +464,7 @@ WIDTH_SPLIT_SHAPES = ("65x304x520", "128x1032x1024", "65x8512x1024")
 
 
 # Step 36's rule on its own (unforced, so K split where the clusters are few): 100 x 1032 x 4096
-# (5 clusters of 64-row tiles, 6 K ranges) and 79 x 256 x 2048 (one cluster, 8), on 132 SMs.
+# (5 clusters of 64-row tiles, 4 K ranges) and 79 x 256 x 2048 (one cluster, 4), on 132 SMs.
 SWAP_CLUSTER_SPLIT_SHAPES = "100x1032x4096,79x256x2048"
 
 
