@@ -8,7 +8,7 @@ typedef struct {
     int bn, wg, splits; /* for the tensor-core paths: tile width, consumer warpgroups, K ranges */
     int pair;           /* 2: clusters of two blocks side by side that share the A tile; -2: */
                         /* two along M, one above the other, that share the B tile; 4, -4: four */
-                        /* (swapped, -4: four stacked along N that share A's rows) */
+                        /* (swapped, -2 and -4: stacked along N, sharing A's rows) */
     bool swap;          /* the swapped product C^T = B^T A^T, M in the instruction's N */
     double us;          /* the model's estimate */
 } gemm_plan;
@@ -279,24 +279,24 @@ static gemm_plan short_pairs(const gemm_args *p, gemm_plan plan, int fills) {
  * covers M and reads B once. N runs in tiles of 64 or 128 rows, stacked in clusters of four
  * that multicast A's rows, each block loading a quarter: A, which every swapped tile reads, leaves
  * L2 once for four tiles. cuBLAS takes such tiles on these shapes (docs/35_short_pairs.md). The
- * grid: of 64- or 128-row tiles and 1 to 4 K ranges, the one whose clusters all run at once and
- * keep the most SMs busy, a split counted a tenth less a range (its planes, its second launch):
- * on the three shapes profiled, cuBLAS's choice. N of at least four 64-row tiles (no cluster with
- * a block past N), K >= QUAD_MIN_K as step 34's clusters (not yet measured here). */
+ * grid: of 64- or 128-row tiles and K ranges of at least QUAD_MIN_K, the one whose clusters all
+ * run at once and keep the most SMs busy, a split counted a tenth less a range (its planes, its
+ * second launch): on the three shapes profiled, cuBLAS's choice. Only where that grid keeps half
+ * the SMs busy or more (else the plan's split-K has more blocks), and from K = QUAD_MIN_K, as step
+ * 34's clusters (not yet measured here). */
 static gemm_plan swap_clusters(const gemm_args *p, gemm_plan plan, int sms) {
-    const int at_once = quad_clusters(sms), slices = ceil_div(p->k, BK);
-    if (plan.swap || p->m <= 64 || p->m >= 128 || p->k < QUAD_MIN_K || !at_once ||
-        ceil_div(p->n, 64) < 4)
-        return plan;
-    int wg = 0, splits = 0;
+    const int at_once = quad_clusters(sms);
+    if (plan.swap || p->m <= 64 || p->m >= 128 || p->k < QUAD_MIN_K || !at_once) return plan;
+    int wg = 0, splits = 0, blocks = 0;
     double best = 0.0;
     for (int w = 1; w <= 2; w++)
-        for (int s = 1; s <= 4 && s <= slices / 4; s++) {
+        for (int s = 1; s <= p->k / QUAD_MIN_K; s++) {
             const int clusters = ceil_div(ceil_div(p->n, 64 * w), 4);
             const double busy = 4.0 * clusters * s / (1.0 + 0.1 * (s - 1));
-            if (clusters * s <= at_once && busy > best) best = busy, wg = w, splits = s;
+            if (clusters * s <= at_once && busy > best)
+                best = busy, wg = w, splits = s, blocks = 4 * clusters * s;
         }
-    if (!wg) return plan; /* more than one wave of clusters: not measured */
+    if (!wg || 2 * blocks < sms) return plan; /* more than one wave, or few blocks: not measured */
     return (gemm_plan){"quad_swap", swap_width(p->m), wg, splits, -4, true, plan.us};
 }
 
@@ -413,10 +413,11 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         }
     } else if (!strcmp(f, "swap")) { /* M in the instruction's N: swap_width's rows of A */
         *plan = (gemm_plan){f, swap_width(p->m), swap_warpgroups(p->n, sms), 1, 1, true, 0.0};
-    } else if (!strcmp(f, "quad_swap")) { /* swap_clusters' tiles, one K range */
+    } else if (!strcmp(f, "quad_swap")) { /* clustered swapped tiles, 64 rows of N where they all
+                                             * run at once, one K range */
         if (p->m <= 16 || p->m > 128) {
-            snprintf(why, len, "quad_swap stacks four swapped tiles along N with 17 to 128 rows of "
-                     "A in the instruction's N (a block loads whole 8-row groups of a quarter)");
+            snprintf(why, len, "quad_swap stacks four swapped tiles along N: 17 to 128 rows of A "
+                     "(M) in the instruction's N");
             return 1;
         }
         if (!quad_clusters(sms)) {
@@ -427,8 +428,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         *plan = (gemm_plan){f, swap_width(p->m), wg, 1, -4, true, 0.0};
     } else if (!strcmp(f, "pair_swap")) { /* M <= 16: two swapped tiles along N, 8 rows each */
         if (p->m > 16) {
-            snprintf(why, len, "pair_swap stacks two swapped tiles along N with at most 16 rows of "
-                     "A in the instruction's N (quad_swap takes more)");
+            snprintf(why, len, "pair_swap stacks two swapped tiles along N: at most 16 rows of A "
+                     "(M) in the instruction's N");
             return 1;
         }
         *plan = (gemm_plan){f, 16, swap_warpgroups(p->n, sms), 1, -2, true, 0.0};

@@ -463,9 +463,9 @@ WIDTH_SHAPES = {"65x8x8": 128, "200x1000x136": 128, "65x304x520": 128, "128x1032
 WIDTH_SPLIT_SHAPES = ("65x304x520", "128x1032x1024", "65x8512x1024")
 
 
-# Step 36's rule on its own (unforced, so K split where the clusters are few): 100 x 1032 x 4096
-# (5 clusters of 64-row tiles, 4 K ranges) and 79 x 256 x 2048 (one cluster, 4), on 132 SMs.
-SWAP_CLUSTER_SPLIT_SHAPES = "100x1032x4096,79x256x2048"
+# Step 36's rule on its own (unforced, so K split where the clusters are few), on 132 SMs:
+# 79 x 2304 x 6144 (9 clusters of 64-row tiles, 3 K ranges) and 100 x 3840 x 4096 (15, 2).
+SWAP_CLUSTER_SPLIT_SHAPES = "79x2304x6144,100x3840x4096"
 
 
 def swap_cluster_tests(step, exe):
@@ -666,7 +666,8 @@ PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", 
                      # (N = 200), each width, two consumer warpgroups (N > 7680)
                      "quad_swap": ["79x200x1000", "100x72x256", "33x136x520", "128x4104x2048", "97x1032x4096",
                                    "79x7752x136", "100x7752x72", "20x200x1000", "32x8456x72"],
-                     # pair_swap: an empty block (N = 8, 72), a partial tile, two consumer warpgroups
+                     # pair_swap: a partial tile (N = 200), an empty block (N = 136, 8456), two
+                     # consumer warpgroups (N = 8456)
                      "pair_swap": ["1x200x1000", "16x136x520", "9x8456x72", "4x6144x4096"],
                      # swap: the tall widths 96 and 128, one and two consumer warpgroups
                      "swap": ["79x8456x136", "100x8456x72", "79x4096x1000", "100x4096x1000"]}
