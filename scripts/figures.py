@@ -100,30 +100,27 @@ def layout(step, c):
                            "B: a 128-k stage by column in shared memory, shifted by s, 16-byte groups XOR-swizzled; "
                            "C stored from registers",
                            "other shapes: the Hopper tiles of steps 13-26 (plan.h)"])
-    if n == 25:  # the step's new kernel, small_k, in its widest tile
+    if n in (25, 28):  # small_k's 64 x 128 tile: step 25's new kernel, step 28 walking its tiles
+        smem = ("shared memory: As 64 x (16 + 1) and Bs 16 x 128 floats, one K slice at a time; A and B "
+                "read in place, 2 bytes an element")
+        notes = (["small_k (small K, where plan.h sends it): the first of 64 x 128, 64 x 32 and 128 x 8 "
+                  "that M and N fill by more than half",
+                  "  and that gives every SM a block, else 32 x 8; drawn: 64 x 128, 256 threads, 8 x 4 "
+                  "results each, rows 8 and columns 32 apart",
+                  smem,
+                  "at each of its elements a warp stores 32 consecutive floats of a row of C",
+                  "other shapes: the Hopper tiles of steps 13-20 (plan.h)"] if n == 25 else
+                 ["small_k's 64 x 128 tile (K <= 16 where C is stored directly, and step 25's shapes): "
+                  "256 threads, 8 x 4 results each,",
+                  "  rows 8 and columns 32 apart: at each of its elements a warp stores 32 consecutive "
+                  "floats of a row",
+                  smem,
+                  "where the tiles make 1 to 8 waves of the blocks the SMs hold, a block walks tiles b, "
+                  "b + grid, ... and loads its next slice",
+                  "  (this tile's or its next tile's) before it multiplies this one and stores C",
+                  "other shapes: the kernels of steps 13-27 (plan.h)"])
         return dict(BM=64, BN=128, BK=16, warp=None, mine=[(8 * i, 32 * j) for i in range(8) for j in range(4)],
-                    who="thread 0",
-                    notes=["small_k (small K, where plan.h sends it): the first of 64 x 128, 64 x 32 and 128 x 8 "
-                           "that M and N fill by more than half",
-                           "  and that gives every SM a block, else 32 x 8; drawn: 64 x 128, 256 threads, 8 x 4 "
-                           "results each, rows 8 and columns 32 apart",
-                           "shared memory: As 64 x (16 + 1) and Bs 16 x 128 floats, one K slice at a time; A and B "
-                           "read in place, 2 bytes an element",
-                           "at each of its elements a warp stores 32 consecutive floats of a row of C",
-                           "other shapes: the Hopper tiles of steps 13-20 (plan.h)"])
-    if n == 28:  # the step's change, small_k's 64 x 128 tile walking its tiles
-        return dict(BM=64, BN=128, BK=16, warp=None, mine=[(8 * i, 32 * j) for i in range(8) for j in range(4)],
-                    who="thread 0",
-                    notes=["small_k's 64 x 128 tile (K <= 16 where C is stored directly, and step 25's shapes): "
-                           "256 threads, 8 x 4 results each,",
-                           "  rows 8 and columns 32 apart: at each of its elements a warp stores 32 consecutive "
-                           "floats of a row",
-                           "shared memory: As 64 x (16 + 1) and Bs 16 x 128 floats, one K slice at a time; A and B "
-                           "read in place, 2 bytes an element",
-                           "where the tiles make 1 to 8 waves of the blocks the SMs hold, a block walks tiles b, "
-                           "b + grid, ... and loads its next slice",
-                           "  (this tile's or its next tile's) before it multiplies this one and stores C",
-                           "other shapes: the kernels of steps 13-27 (plan.h)"])
+                    who="thread 0", notes=notes)
     if n in (29, 30):  # the step's kernel, mma_small's 64 x 64 tile (its header's constants)
         mine = [(16 * i + h, 8 * j + e) for i in range(2) for j in range(4) for h in (0, 8) for e in (0, 1)]
         loads = ("A and B read in place, 2 bytes a load, predicated at every edge; the next 32-deep slice "

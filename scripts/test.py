@@ -491,14 +491,20 @@ def swap_cluster_tests(step, exe):
            tail(p.stdout + p.stderr))
 
 
-def gpu_sm_count():
-    """The first GPU's SM count (autotune.gpu_limits, in a child process so that this one holds no
-    CUDA context); None without a GPU."""
+def gpu_limit(key):
+    """One of the first GPU's limits (autotune.gpu_limits, in a child process so that this one holds
+    no CUDA context), as text; None without a GPU."""
     code = ("import sys; sys.path.insert(0, 'scripts'); import autotune\n"
             "lim, _ = autotune.gpu_limits()\n"
-            "print(lim['sms'] if lim else '')\n")
+            f"print(lim[{key!r}] if lim else '')\n")
     out = run([sys.executable, "-c", code], timeout=60).stdout.split()
-    return int(out[0]) if out and out[0].isdigit() else None
+    return out[0] if out else None
+
+
+def gpu_sm_count():
+    """The first GPU's SM count; None without a GPU."""
+    sms = gpu_limit("sms")
+    return int(sms) if sms and sms.isdigit() else None
 
 
 def width_tests(step, exe):
@@ -882,12 +888,9 @@ def tf32_baseline_test():
 
 
 def gpu_compute_capability():
-    """The first GPU's compute capability x 10 (nvidia-smi), or None."""
-    if not shutil.which("nvidia-smi"):
-        return None
-    p = run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"], timeout=60)
-    out = p.stdout.split()
-    return int(round(float(out[0]) * 10)) if p.returncode == 0 and out else None
+    """The first GPU's compute capability x 10 (its architecture, sm_90a -> 90), or None."""
+    arch = gpu_limit("arch")
+    return int(arch[3:].rstrip("a")) if arch and arch.startswith("sm_") else None
 
 
 def step_runs_on(step, cc):
