@@ -283,10 +283,14 @@ static gemm_plan short_pairs(const gemm_args *p, gemm_plan plan, int fills) {
  * run at once and keep the most SMs busy, a split counted a tenth less a range (its planes, its
  * second launch): on the three shapes profiled, cuBLAS's choice. Only where that grid keeps half
  * the SMs busy or more (else the plan's split-K has more blocks), and from K = QUAD_MIN_K, as step
- * 34's clusters (not yet measured here). */
+ * 34's clusters (not yet measured here). Not where the plan already splits K (its planes fill
+ * the SMs; clusters were 0.93-1.07x there) or M > 96 (swap width 128 saves no rows against the
+ * plan's 128-row tiles: 0.95-1.21x): docs/36_swap_clusters.md, out of sample. */
 static gemm_plan swap_clusters(const gemm_args *p, gemm_plan plan, int sms) {
     const int at_once = quad_clusters(sms);
-    if (plan.swap || p->m <= 64 || p->m >= 128 || p->k < QUAD_MIN_K || !at_once) return plan;
+    if (plan.swap || plan.splits > 1 || p->m <= 64 || swap_width(p->m) > 96 || p->k < QUAD_MIN_K
+        || !at_once)
+        return plan;
     int wg = 0, splits = 0, blocks = 0;
     double best = 0.0;
     for (int w = 1; w <= 2; w++)
