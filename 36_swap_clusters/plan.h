@@ -273,7 +273,7 @@ static gemm_plan short_pairs(const gemm_args *p, gemm_plan plan, int fills) {
     return plan;
 }
 
-/* Step 36: at 64 < M < 128 the plan's tiles are 128 rows, or two tile rows of 64, of which M fills
+/* Step 36: at 64 < M <= 96 the plan's tiles are 128 rows, or two tile rows of 64, of which M fills
  * part (at M = 79 they compute 128 rows, and two tile rows read B twice unless paired). Swapped,
  * A's rows lie in the instruction's N, as many as M rounded up to 32 (swap_width): one tile column
  * covers M and reads B once. N runs in tiles of 64 or 128 rows, stacked in clusters of four
@@ -281,11 +281,11 @@ static gemm_plan short_pairs(const gemm_args *p, gemm_plan plan, int fills) {
  * L2 once for four tiles. cuBLAS takes such tiles on these shapes (docs/35_short_pairs.md). The
  * grid: of 64- or 128-row tiles and K ranges of at least QUAD_MIN_K, the one whose clusters all
  * run at once and keep the most SMs busy, a split counted a tenth less a range (its planes, its
- * second launch): on the three shapes profiled, cuBLAS's choice. Only where that grid keeps half
- * the SMs busy or more (else the plan's split-K has more blocks), and from K = QUAD_MIN_K, as step
- * 34's clusters (not yet measured here). Not where the plan already splits K (its planes fill
- * the SMs; clusters were 0.93-1.07x there) or M > 96 (swap width 128 saves no rows against the
- * plan's 128-row tiles: 0.95-1.21x): docs/36_swap_clusters.md, out of sample. */
+ * second launch): on the shapes profiled, cuBLAS's choice. Only where that grid keeps half the
+ * SMs busy or more (fewer: not measured), and from K = QUAD_MIN_K, as step 34's clusters. Not
+ * where the plan already splits K (its planes fill the SMs) or M > 96 (a swap width of 128 saves
+ * no rows against 128-row tiles): there the clusters lost out of sample (docs/36_swap_clusters.md).
+ */
 static gemm_plan swap_clusters(const gemm_args *p, gemm_plan plan, int sms) {
     const int at_once = quad_clusters(sms);
     if (plan.swap || plan.splits > 1 || p->m <= 64 || swap_width(p->m) > 96 || p->k < QUAD_MIN_K

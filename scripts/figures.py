@@ -202,8 +202,8 @@ def layout(step, c):
     if n == 36:  # the step clusters swapped tiles, not a new tile of the plain product
         extra = ["where 64 < M <= 96, K >= 2048 and the plan does not split K: the swapped product "
                  "C^T = B^T A^T, M rounded up to 32 (96) in wgmma's N,",
-                 "  N in tiles of 64 rows (128 where those would not all run at once); four such tiles "
-                 "stacked along N make a cluster:",
+                 "  N in tiles of 64 or 128 rows, K in one or more ranges: the grid that keeps the most "
+                 "SMs busy in one wave; four tiles stacked along N make a cluster:",
                  "  each block loads a quarter of a stage's rows of A and multicasts them to the four; K "
                  "split where the clusters are few",
                  "other shapes: the kernels of steps 13-35 (plan.h)"]

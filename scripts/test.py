@@ -464,7 +464,7 @@ WIDTH_SPLIT_SHAPES = ("65x304x520", "128x1032x1024", "65x8512x1024")
 
 
 # Step 36's rule on its own (unforced, so K split where the clusters are few), on 132 SMs:
-# 79 x 2304 x 6144 (9 clusters of 64-row tiles, 3 K ranges) and 100 x 3840 x 4096 (15, 2).
+# 79 x 4328 x 6144 (9 clusters of 128-row tiles, 3 K ranges) and 75 x 3168 x 5864 (13 of 64, 2).
 SWAP_CLUSTER_SPLIT_SHAPES = "79x4328x6144,75x3168x5864"
 
 
