@@ -1,5 +1,5 @@
 /*
- * Step 36: the swapped product for 64 < M < 128 at K >= 2048, its tile as tall as M (rounded up to
+ * Step 36: the swapped product for 64 < M <= 96 at K >= 2048, its tile as tall as M (rounded up to
  * 32) and in clusters of four along N that share A's rows: B read once, A once for four tiles.
  *     make step N=36 && ./36_swap_clusters/gemm 79 4328 14072 --cublas
  * BUILD_ARCH: sm_90a
@@ -58,7 +58,7 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     static constexpr int SMEM = STAGES * STAGE_BYTES + OUT_BYTES + 2 * STAGES * 8 + 1024;
     static_assert(SWAP ? BN == 16 || (BN % 32 == 0 && BN <= 128)
                        : BN == 96 || (BN % 64 == 0 && BN <= 320),
-                  "wgmma N: 96, 64 to 256 in 64s, 320 = 256 + 64; swapped: 16 to 128 A rows");
+                  "wgmma N: 96, 64 to 256 in 64s, 320 = 256 + 64; swapped: 16, 32 to 128 in 32s");
     static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
                   "every tile starts on 1024 bytes: the 128-byte swizzle pattern repeats every 8 "
                   "rows of 128 bytes");
@@ -163,8 +163,8 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
     T *const a_tiles = reinterpret_cast<T *>(smem); /* [STAGES][BM][BK], swizzled */
-    T *const b_tiles = reinterpret_cast<T *>(
-        smem + STAGES * ring::A_TILE_BYTES); /* [STAGES][B_ATOMS][BK][64], swizzled */
+    /* [STAGES][B_ATOMS][BK][64], swizzled; swapped: [STAGES][BN][BK], rows m of A, K-major */
+    T *const b_tiles = reinterpret_cast<T *>(smem + STAGES * ring::A_TILE_BYTES);
     /* [WG][OUT_STAGES][64][OUT_COLS] FP32, swizzled: C on its way out */
     unsigned char *const out_tiles = smem + STAGES * ring::STAGE_BYTES;
     uint64_t *const full = reinterpret_cast<uint64_t *>(out_tiles + ring::OUT_BYTES);
@@ -172,8 +172,9 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 
     static_assert(PAIR == 1 || PAIR == 2 || PAIR == 4,
                   "clusters of two or four blocks share the A (or B) tile");
-    static_assert(!SWAP || PAIR == 1 || (ALONG_M && BN % (8 * PAIR) == 0), "swapped, stacked along"
-                  " N: a block's share of A's rows, whole 8-row swizzle groups, lands on 1 KB");
+    static_assert(!SWAP || PAIR == 1 || (ALONG_M && BN % (8 * PAIR) == 0),
+                  "swapped, stacked along N: a block's share of A's rows, whole 8-row swizzle "
+                  "groups, lands on 1 KB");
     /* SWAP: the tiles cover C^T, N rows by M columns. PAIR > 1: a unit is PAIR neighbouring tiles,
      * one for each block of the cluster: (x, PAIR j + rank), or ALONG_M (PAIR x + rank, j); past
      * the last tile row (swapped: of N) or column a block's tile is all zeros, stores nothing. */

@@ -68,8 +68,9 @@ static const char *tile_path(int bn, int pair) {
  * tiles of 64 or 128 rows (at M = 9, 16, 32 with N = K = 8192: 97-98% of cuBLAS, against 86-91% for
  * 64-row tiles of which M fills a quarter or less; at M = 64 the two are even). */
 #define SWAP_ROWS 32
-/* Swapped, A's rows in the instruction's N: 16 or 32 up to SWAP_ROWS, then M rounded up to 32 (no
- * wgmma N between 32 and 64 or 64 and 96 is written out in hopper.cuh), at most 128. */
+/* Swapped, A's rows in the instruction's N: 16 or 32 up to SWAP_ROWS, then M rounded up to 32, at
+ * most 128: in a cluster of four each block loads a quarter of them, whole 8-row swizzle groups
+ * (and hopper.cuh writes out no wgmma N between those widths). */
 static int swap_width(int m) {
     return m <= 16 ? 16 : m <= SWAP_ROWS ? 32 : std::min(128, ceil_div(m, 32) * 32);
 }
@@ -276,19 +277,20 @@ static gemm_plan short_pairs(const gemm_args *p, gemm_plan plan, int fills) {
 /* Step 36: at 64 < M <= 96 the plan's tiles are 128 rows, or two tile rows of 64, of which M fills
  * part (at M = 79 they compute 128 rows, and two tile rows read B twice unless paired). Swapped,
  * A's rows lie in the instruction's N, as many as M rounded up to 32 (swap_width): one tile column
- * covers M and reads B once. N runs in tiles of 64 or 128 rows, stacked in clusters of four
- * that multicast A's rows, each block loading a quarter: A, which every swapped tile reads, leaves
- * L2 once for four tiles. cuBLAS takes such tiles on these shapes (docs/35_short_pairs.md). The
- * grid: of 64- or 128-row tiles and K ranges of at least QUAD_MIN_K, the one whose clusters all
- * run at once and keep the most SMs busy, a split counted a tenth less a range (its planes, its
- * second launch): on the shapes profiled, cuBLAS's choice. Only where that grid keeps half the
- * SMs busy or more (fewer: not measured), and from K = QUAD_MIN_K, as step 34's clusters. Not
- * where the plan already splits K (its planes fill the SMs) or M > 96 (a swap width of 128 saves
- * no rows against 128-row tiles): there the clusters lost out of sample (docs/36_swap_clusters.md).
+ * covers M and reads B once. N runs in tiles of 64 or 128 rows, stacked in clusters of four that
+ * multicast A's rows, each block loading a quarter: A, which every swapped tile reads, leaves L2
+ * once for four tiles. cuBLAS takes such tiles on these shapes (docs/35_short_pairs.md). The grid:
+ * of 64- or 128-row tiles and K ranges of at least QUAD_MIN_K, the one whose clusters all run at
+ * once and keep the most SMs busy, each added K range discounting the count by a tenth (its
+ * planes, the second launch): on the shapes profiled, cuBLAS's choice. Only where that grid keeps
+ * half the SMs busy or more (fewer: not measured), and from K = QUAD_MIN_K, as step 34's clusters.
+ * Not where the plan already splits K (its planes fill the SMs) or M > 96 (a swap width of 128
+ * saves no rows against 128-row tiles): there the clusters lost out of sample
+ * (docs/36_swap_clusters.md).
  */
 static gemm_plan swap_clusters(const gemm_args *p, gemm_plan plan, int sms) {
     const int at_once = quad_clusters(sms);
-    if (plan.swap || plan.splits > 1 || p->m <= 64 || swap_width(p->m) > 96 || p->k < QUAD_MIN_K
+    if (plan.swap || plan.splits > 1 || p->m <= 64 || p->m > 96 || p->k < QUAD_MIN_K
         || !at_once)
         return plan;
     int wg = 0, splits = 0, blocks = 0;
@@ -301,6 +303,7 @@ static gemm_plan swap_clusters(const gemm_args *p, gemm_plan plan, int sms) {
                 best = busy, wg = w, splits = s, blocks = 4 * clusters * s;
         }
     if (!wg || 2 * blocks < sms) return plan; /* more than one wave, or few blocks: not measured */
+    /* the width is 96 here; the replaced plan's estimate stays (not refitted for these tiles) */
     return (gemm_plan){"quad_swap", swap_width(p->m), wg, splits, -4, true, plan.us};
 }
 
@@ -417,8 +420,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         }
     } else if (!strcmp(f, "swap")) { /* M in the instruction's N: swap_width's rows of A */
         *plan = (gemm_plan){f, swap_width(p->m), swap_warpgroups(p->n, sms), 1, 1, true, 0.0};
-    } else if (!strcmp(f, "quad_swap")) { /* clustered swapped tiles, 64 rows of N where they all
-                                             * run at once, one K range */
+    } else if (!strcmp(f, "quad_swap")) { /* clustered swapped tiles, 64 rows of N where they
+                                           * all run at once, one K range */
         if (p->m <= 16 || p->m > 128) {
             snprintf(why, len, "quad_swap stacks four swapped tiles along N: 17 to 128 rows of A "
                      "(M) in the instruction's N");
@@ -430,7 +433,8 @@ static int plan_for(const gemm_args *p, int sms, gemm_plan *plan, char *why, siz
         }
         const int wg = ceil_div(p->n, 64) <= 4 * quad_clusters(sms) ? 1 : 2;
         *plan = (gemm_plan){f, swap_width(p->m), wg, 1, -4, true, 0.0};
-    } else if (!strcmp(f, "pair_swap")) { /* M <= 16: two swapped tiles along N, 8 rows each */
+    } else if (!strcmp(f, "pair_swap")) { /* M <= 16: two swapped tiles along N, each block
+                                           * loading 8 of the 16 rows of A */
         if (p->m > 16) {
             snprintf(why, len, "pair_swap stacks two swapped tiles along N: at most 16 rows of A "
                      "(M) in the instruction's N");
