@@ -35,6 +35,27 @@ def load_rows():
     return rows
 
 
+# The GPU the course's targets are set on: every table comes from one GPU's rows, this one's where
+# it has them; another GPU's rows fill a step's tables only where this one has none for the step,
+# and get their own section of results/README.md's broad-set summary.
+REFERENCE_GPU = "NVIDIA H200"
+
+
+def gpus_of(rows):
+    """The GPUs with rows, the reference first."""
+    have = {r["gpu"] for r in rows}
+    return [g for g in [REFERENCE_GPU] if g in have] + sorted(have - {REFERENCE_GPU})
+
+
+def on_gpu(rows, gpu):
+    return [r for r in rows if r["gpu"] == gpu]
+
+
+def step_gpu(rows, step):
+    """The GPU whose rows a step's README shows: the reference if it ran the step, else another."""
+    return next(iter(gpus_of([r for r in rows if r["step"] == step])), REFERENCE_GPU)
+
+
 def size_key(r):
     return (int(r["m"]) * int(r["n"]) * int(r["k"]) != 4096 ** 3, int(r["m"]), int(r["n"]), int(r["k"]))
 
@@ -171,8 +192,11 @@ def dispatch_table(rows, step):
     for key, r in mine.items():
         if key[1:] in broad:
             per_commit.setdefault(r["commit"][:7], set()).add(key[1:])
-    listed = lambda key: (key in before or key[1:] not in broad
-                          or len(per_commit[mine[key]["commit"][:7]]) < 40)
+    # (where both steps ran it in one commit, only the shapes whose plan changed)
+    whole = lambda key: key[1:] in broad and len(per_commit[mine[key]["commit"][:7]]) >= 40
+    both_whole = lambda key: key in before and whole(key) and mine[key]["run"] == before[key]["run"] == "shapes"
+    listed = lambda key: (mine[key]["kernel"] != before[key]["kernel"] if both_whole(key)
+                          else key in before or not whole(key))
     shapes = sorted({key[1:] for key in mine if listed(key)}, key=order)
     pct = lambda d, key: f"{100 * float(d[key]['ratio']):.1f}%" if key in d else ""
     out = ["| M x N x K | path | fp16: step " + prev[:2] + " | fp16 | bf16: step " + prev[:2] + " | bf16 |",
@@ -451,14 +475,18 @@ def main():
         print(__doc__.strip(), file=sys.stdout if help_asked else sys.stderr)
         return 0 if help_asked else 2
     check = "--check" in sys.argv[1:]
-    rows = load_rows()
+    rows = all_rows = load_rows()
+    ref = on_gpu(rows, REFERENCE_GPU)
+    others = "".join(f"\nOn the {g}:\n\n" + shapeset_table(on_gpu(rows, g)) for g in gpus_of(rows)
+                     if g != REFERENCE_GPU and shape_set_rows(on_gpu(rows, g))[1])
     pages = {os.path.join(ROOT, "README.md"): {"front": front_table(rows)},
-             os.path.join(ROOT, "results", "README.md"): {"sizes": run_table(rows, "bench", exclude_main=True),
-                                                          "sweep": sweep_table(rows),
-                                                          "shapes": article_table(rows),
-                                                          "shapeset": shapeset_table(rows)}}
+             os.path.join(ROOT, "results", "README.md"): {"sizes": run_table(ref, "bench", exclude_main=True),
+                                                          "sweep": sweep_table(ref),
+                                                          "shapes": article_table(ref),
+                                                          "shapeset": shapeset_table(ref) + others}}
     for p in sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md"))):
         step = os.path.basename(os.path.dirname(p))
+        rows = on_gpu(all_rows, step_gpu(all_rows, step))
         pages[p] = {"results": step_table(rows, step), "dispatch": dispatch_table(rows, step),
                     "widths": widths_table(rows, step), "linear": linear_table(rows, step, True),
                     "linear_shapes": linear_table(rows, step, False), "targets": targets_table(rows, step)}
