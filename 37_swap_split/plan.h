@@ -58,16 +58,19 @@ static const char *tile_path(int bn, int pair) {
  *   TFLOPS per SM at n256; 192 x 96 at 0.77, from its time at 1536^3 against n192's;
  * - A and B come from DRAM at 3 TB/s (cuBLAS's rate at M = 1) once half the SMs stream (64
  *   tiles of 128 x 64 at N = 16 reach it), in proportion to the SMs that have work below that;
- *   swapped tiles, of 16 or 32 rows of A, once 0.55 of them do (SWAP_STREAM_SMS);
+ *   swapped tiles, of 16 or 32 rows of A, once 0.55 of them do (SWAP_STREAM_SMS, an H100 fit);
  * - split-K writes and reads its planes (at the same rate) and costs a second launch (2 us).
  * A unit takes max(its compute, its share of the streaming); waves of units run one after
  * another. Each width and split count is tried; the least time wins. */
 #define SM_FLOPS 5.0e12
 #define DRAM_BYTES_PER_S 3.0e12
 #define SPLIT_LAUNCH_US 2.0
-/* The fraction of the SMs that streaming blocks need to reach the DRAM's rate. A swapped block
- * computes a few rows of A per stage of B and streams B all but alone; 64 of them (N = 4096)
- * stayed short of the rate that twice as many K ranges reached (README.md). */
+/* The fraction of the SMs that streaming blocks need to reach the DRAM's rate (a block an SM, so
+ * only SMs with a block load). A swapped block computes a few rows of A per stage and is little
+ * but its loads of B: 64 of them (N = 4096) kept too few bytes in flight against 128 blocks of
+ * half the K range each. Fitted on an H100 and used on every GPU (on the H200 the split measured
+ * even: README.md); 0.55, not more, leaves K = 4096 whole at N = 4096, where the planes and the
+ * second launch cost more than the split gains. It acts below the 2 x tiles < SMs gate below. */
 #define TILE_STREAM_SMS 0.5
 #define SWAP_STREAM_SMS 0.55
 /* M of at most SWAP_ROWS: the swapped product, 16 or 32 rows of A in the instruction's N and N in
