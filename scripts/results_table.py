@@ -192,10 +192,10 @@ def dispatch_table(rows, step):
     for key, r in mine.items():
         if key[1:] in broad:
             per_commit.setdefault(r["commit"][:7], set()).add(key[1:])
-    # (where both steps ran it in one commit, only the shapes whose plan changed)
+    # (where both steps ran it whole in one commit, only the shapes whose plan changed)
     whole = lambda key: key[1:] in broad and len(per_commit[mine[key]["commit"][:7]]) >= 40
-    both_whole = lambda key: key in before and whole(key) and mine[key]["run"] == before[key]["run"] == "shapes"
-    listed = lambda key: (mine[key]["kernel"] != before[key]["kernel"] if both_whole(key)
+    both_whole = lambda key: whole(key) and mine[key]["run"] == before[key]["run"] == "shapes"
+    listed = lambda key: (mine[key]["kernel"] != before[key]["kernel"] if key in before and both_whole(key)
                           else key in before or not whole(key))
     shapes = sorted({key[1:] for key in mine if listed(key)}, key=order)
     pct = lambda d, key: f"{100 * float(d[key]['ratio']):.1f}%" if key in d else ""
@@ -475,10 +475,11 @@ def main():
         print(__doc__.strip(), file=sys.stdout if help_asked else sys.stderr)
         return 0 if help_asked else 2
     check = "--check" in sys.argv[1:]
-    rows = all_rows = load_rows()
-    ref = on_gpu(rows, REFERENCE_GPU)
-    others = "".join(f"\nOn the {g}:\n\n" + shapeset_table(on_gpu(rows, g)) for g in gpus_of(rows)
-                     if g != REFERENCE_GPU and shape_set_rows(on_gpu(rows, g))[1])
+    rows = load_rows()
+    by_gpu = {g: on_gpu(rows, g) for g in gpus_of(rows)}
+    ref = by_gpu.get(REFERENCE_GPU, [])
+    others = "".join(f"\nOn the {g}:\n\n" + shapeset_table(mine) for g, mine in by_gpu.items()
+                     if g != REFERENCE_GPU and shape_set_rows(mine)[1])
     pages = {os.path.join(ROOT, "README.md"): {"front": front_table(rows)},
              os.path.join(ROOT, "results", "README.md"): {"sizes": run_table(ref, "bench", exclude_main=True),
                                                           "sweep": sweep_table(ref),
@@ -486,10 +487,10 @@ def main():
                                                           "shapeset": shapeset_table(ref) + others}}
     for p in sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md"))):
         step = os.path.basename(os.path.dirname(p))
-        rows = on_gpu(all_rows, step_gpu(all_rows, step))
-        pages[p] = {"results": step_table(rows, step), "dispatch": dispatch_table(rows, step),
-                    "widths": widths_table(rows, step), "linear": linear_table(rows, step, True),
-                    "linear_shapes": linear_table(rows, step, False), "targets": targets_table(rows, step)}
+        mine = by_gpu.get(step_gpu(rows, step), [])
+        pages[p] = {"results": step_table(mine, step), "dispatch": dispatch_table(mine, step),
+                    "widths": widths_table(mine, step), "linear": linear_table(mine, step, True),
+                    "linear_shapes": linear_table(mine, step, False), "targets": targets_table(mine, step)}
     stale = []
     for path, tables in pages.items():
         if not os.path.exists(path):
