@@ -6,8 +6,8 @@
 
 SIZE is a square size (default 4096) or MxNxK. Each step is run as its own
 process with --cublas --csv, so cuBLAS is timed in the same process on the
-same inputs. The results file keeps one row per (run, step, dtype, m, n, k):
-a new measurement replaces the old row. `run` names what produced it:
+same inputs. The results file keeps one row per (run, step, dtype, m, n, k),
+and a dispatch row per commit too: a new measurement replaces the old row. `run` names what produced it:
 make bench, make sweep (GFLOPS against size) or make shapes (the
 shape-sensitivity table); the README tables and plots select by it.
 """
@@ -52,7 +52,11 @@ def results_path(gpu):
 
 
 def key(row):
-    return (row["run"], row["step"], row["dtype"], int(row["m"]), int(row["n"]), int(row["k"]))
+    """A row's identity: a new measurement with the same key replaces it. A dispatch row also keeps
+    its commit: a step's rows of the run beside the step before and of the run beside the step after
+    are two measurements, each read beside its partner from the same commit."""
+    return ((row["run"], row["step"], row["dtype"], int(row["m"]), int(row["n"]), int(row["k"]))
+            + ((row["commit"],) if row["run"] == "dispatch" else ()))
 
 
 def load(path):

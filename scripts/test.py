@@ -1039,6 +1039,28 @@ def plot_python():
     return None
 
 
+def results_file_tests():
+    """bench.py's results file: a new measurement replaces the row of the same run, step, dtype and
+    shape, except a dispatch row, which a step has in the run beside the step before and in the run
+    beside the step after: each commit's stays, so both tables keep their pairs."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import bench
+    base = {**{f: "" for f in bench.FIELDS}, "dtype": "bf16", "m": "8", "n": "8", "k": "8"}
+    made = [{**base, "run": "dispatch", "step": "35_short_pairs", "commit": "aaaaaaa"},
+            {**base, "run": "dispatch", "step": "35_short_pairs", "commit": "bbbbbbb"},
+            {**base, "run": "bench", "step": "35_short_pairs", "commit": "aaaaaaa"},
+            {**base, "run": "bench", "step": "35_short_pairs", "commit": "bbbbbbb"}]
+    rows = {}
+    for r in made:
+        rows[bench.key(r)] = r
+    path = os.path.join("build", "test_results.csv")
+    bench.save(path, rows)
+    kept = sorted((r["run"], r["commit"]) for r in bench.load(path).values())
+    record(kept == [("bench", "bbbbbbb"), ("dispatch", "aaaaaaa"), ("dispatch", "bbbbbbb")],
+           "bench.py: a bench row is replaced by the newer; a step's dispatch rows of two commits both stay",
+           f"kept {kept}")
+
+
 def tool_tests():
     print("== analysis tools (CPU)", flush=True)
     py = plot_python()
@@ -1101,6 +1123,7 @@ def main():
     if not gpu_only:
         make_usage_tests()
         shape_set_tests()
+        results_file_tests()
         figure_tests()
     plan_tests()
     lesson_bounds()
