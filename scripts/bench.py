@@ -7,9 +7,10 @@
 SIZE is a square size (default 4096) or MxNxK. Each step is run as its own
 process with --cublas --csv, so cuBLAS is timed in the same process on the
 same inputs. The results file keeps one row per (run, step, dtype, m, n, k),
-and a dispatch row per commit too: a new measurement replaces the old row. `run` names what produced it:
-make bench, make sweep (GFLOPS against size) or make shapes (the
-shape-sensitivity table); the README tables and plots select by it.
+a dispatch row per commit too: a new measurement replaces the old row.
+`run` names what produced it: make bench, make sweep (GFLOPS against size)
+or make shapes (the shape-sensitivity table); the README tables and plots
+select by it.
 """
 import argparse
 import csv

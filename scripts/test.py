@@ -1043,16 +1043,13 @@ def results_file_tests():
     """bench.py's results file: a new measurement replaces the row of the same run, step, dtype and
     shape, except a dispatch row, which a step has in the run beside the step before and in the run
     beside the step after: each commit's stays, so both tables keep their pairs."""
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
-    import bench
+    import bench  # noqa: E402 (scripts/ is on the path, as for steps)
     base = {**{f: "" for f in bench.FIELDS}, "dtype": "bf16", "m": "8", "n": "8", "k": "8"}
     made = [{**base, "run": "dispatch", "step": "35_short_pairs", "commit": "aaaaaaa"},
             {**base, "run": "dispatch", "step": "35_short_pairs", "commit": "bbbbbbb"},
             {**base, "run": "bench", "step": "35_short_pairs", "commit": "aaaaaaa"},
             {**base, "run": "bench", "step": "35_short_pairs", "commit": "bbbbbbb"}]
-    rows = {}
-    for r in made:
-        rows[bench.key(r)] = r
+    rows = {bench.key(r): r for r in made}  # in order: a later row of the same key replaces
     path = os.path.join("build", "test_results.csv")
     bench.save(path, rows)
     kept = sorted((r["run"], r["commit"]) for r in bench.load(path).values())
