@@ -1,5 +1,5 @@
 /*
- * plan.h: step 20's dispatcher, the rules that choose a kernel and its instantiation for a shape.
+ * plan.h: this step's dispatcher, the rules that choose a kernel and its instantiation for a shape.
  * Host code only, so that `gemm --plan` prints the choice without a GPU and tests/plans.txt checks
  * every rule on the CPU (make test). Included by gemm.cu after its kernels.
  */
