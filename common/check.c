@@ -215,3 +215,7 @@ double gemm_rms_limit(long long k, double u) {
     const double scale = sqrt((double)k) / 4.0;
     return (scale > 4.0 ? scale : 4.0) * u;
 }
+
+double gemm_rms_limit_for(long long elements, long long k, double u) {
+    return gemm_rms_limit(k, u) * (elements >= GEMM_RMS_MIN_ELEMENTS ? 1.0 : GEMM_RMS_FEW_FACTOR);
+}

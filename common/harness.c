@@ -395,9 +395,8 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
         /* A product far above FP32 accumulation's error (reduced-precision inputs such as TF32)
          * can stay inside the per-element bound: its RMS error must also stay near u. A 16-bit C's
          * own rounding is far larger than that limit: there the check does not apply. */
-        const double rms_limit = gemm_rms_limit(k, gemm_unit_roundoff(t));
-        const double rms = (size_t)m * n >= GEMM_RMS_MIN_ELEMENTS && o->out == GEMM_OUT_F32
-                               ? gemm_rms_error(m, n, c_out, ref, mag) : 0.0;
+        const double rms_limit = gemm_rms_limit_for((long long)m * n, k, gemm_unit_roundoff(t));
+        const double rms = o->out == GEMM_OUT_F32 ? gemm_rms_error(m, n, c_out, ref, mag) : 0.0;
         if (!verdict.failed && rms > rms_limit) {
             fprintf(stderr, "FAIL %s %s %dx%dx%d: RMS error %.3g u above the FP32-accumulation limit "
                     "%.3g u (reduced-precision inputs?)\n", step->name, gemm_dtype_name(t), m, n, k,
@@ -420,7 +419,7 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
              * those of that double rounding): its bound allows the second rounding, out_u * mag. */
             const double blas_factor = factor + (o->epilogue != GEMM_EPI_NONE ? out_u : 0.0);
             gemm_verdict vb = gemm_verify_rounded(m, n, c_blas, ref, mag, blas_factor, out_u, stderr, 3);
-            if (!vb.failed && (size_t)m * n >= GEMM_RMS_MIN_ELEMENTS && o->out == GEMM_OUT_F32 &&
+            if (!vb.failed && o->out == GEMM_OUT_F32 &&
                 gemm_rms_error(m, n, c_blas, ref, mag) > rms_limit)
                 vb.failed = 1; /* e.g. a baseline in TF32 math mode */
             if (vb.failed) {

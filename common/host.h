@@ -109,11 +109,16 @@ gemm_verdict gemm_verify_rounded(int m, int n, const float *got, const double *r
 /* The statistical check: the RMS over finite elements of |got - ref| / mag, which FP32
  * accumulation keeps near u whatever the summation order, and its limit for K terms,
  * max(4, sqrt(K) / 4) u. Inputs rounded to TF32 (10-bit mantissas) leave some 2^-11.5 / sqrt(K)
- * instead: about 100 u at K = 4096, where the per-element bound g(K) is some 4000 u wide. Applied
- * where there are at least GEMM_RMS_MIN_ELEMENTS elements to average. */
+ * instead: about 100 u at K = 4096, where the per-element bound g(K) is some 4000 u wide.
+ * gemm_rms_limit_for: that limit where C has at least GEMM_RMS_MIN_ELEMENTS elements to average;
+ * GEMM_RMS_FEW_FACTOR times it below, where the RMS of a few elements is near their largest.
+ * There it is what catches a C that is wrong by less than g(K): at 1 x 1 x 2^20, g(K) mag is
+ * some 80 times |ref|, so that C = 0 would pass the bound alone. */
 double gemm_rms_error(int m, int n, const float *got, const double *ref, const double *mag);
 double gemm_rms_limit(long long k, double u);
+double gemm_rms_limit_for(long long elements, long long k, double u);
 #define GEMM_RMS_MIN_ELEMENTS 256
+#define GEMM_RMS_FEW_FACTOR 8
 
 /* ---- .npy output (npy.c) ------------------------------------------------ */
 

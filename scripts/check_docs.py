@@ -46,7 +46,7 @@ def tracked_files():
 TOP = ("common/", "scripts/", "tests/", "results/", "docs/", "Makefile", "README.md", ".ci/")
 PATHISH = re.compile(r"`((?:\.\./)?(?:[0-9][0-9]_[a-z0-9_]+|" + "|".join(re.escape(t.rstrip("/")) for t in TOP)
                      + r")(?:/[A-Za-z0-9_.\-]+)*/?)`")
-LINK = re.compile(r"\]\(([^)#\s]+)\)")
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)\s]*)?\)")  # a path, with or without an #anchor
 # [`name`](../common/hopper.cuh#L109): a pointer at the line that defines name.
 LINE_LINK = re.compile(r"\[`([A-Za-z_]\w*)[^`]*`\]\(([^)#\s]+)#L(\d+)\)")
 

@@ -462,6 +462,13 @@ def linear_shapes_summary(rows):
     return "\n".join(out) + "\n\n" + provenance(rows)
 
 
+def unmarked_tables(texts, names, required):
+    """(page, table) pairs with one marker and not the other, or a required table without both."""
+    return [(path, name) for path, text in texts.items() for name in names[path]
+            if (f"<!-- {name}:begin -->" in text) != (f"<!-- {name}:end -->" in text)
+            or (name in required.get(path, []) and f"<!-- {name}:begin -->" not in text)]
+
+
 def rewrite(text, name, body):
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     if begin not in text or end not in text:
@@ -491,6 +498,18 @@ def main():
         pages[p] = {"results": step_table(mine, step), "dispatch": dispatch_table(mine, step),
                     "widths": widths_table(mine, step), "linear": linear_table(mine, step, True),
                     "linear_shapes": linear_table(mine, step, False), "targets": targets_table(mine, step)}
+    # Tables a page must show: a removed pair of markers would leave its numbers unchecked. The
+    # newest step is the library step, whose README carries its dispatch rows and the targets.
+    newest = sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md")))[-1]
+    required = {os.path.join(ROOT, "README.md"): ["front"],
+                os.path.join(ROOT, "results", "README.md"): ["sizes", "sweep", "shapes", "shapeset"],
+                newest: ["dispatch", "targets"]}
+    texts = {path: open(path).read() for path in pages if os.path.exists(path)}
+    unmarked = [f"{os.path.relpath(path, ROOT)} ({name})" for path, name in
+                unmarked_tables(texts, {path: list(pages[path]) for path in texts}, required)]
+    if unmarked:
+        print("tables without their <!-- NAME:begin --> and <!-- NAME:end --> markers: " + ", ".join(unmarked))
+        return 1
     stale = []
     for path, tables in pages.items():
         if not os.path.exists(path):

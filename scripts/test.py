@@ -83,8 +83,8 @@ def selftests():
         record(ok, "selftest: " + name, why)
     if p.returncode != 0 and not any(l.startswith("not ok") for l in lines):
         record(False, "selftest exits cleanly", tail(p.stderr or p.stdout))
-    if len(lines) < 64:  # a selftest that lost some of its tests from main() tested less
-        record(False, "selftest reports its 64 tests", f"{len(lines)} ok / not ok lines")
+    if len(lines) < 68:  # a selftest that lost some of its tests from main() tested less
+        record(False, "selftest reports its 68 tests", f"{len(lines)} ok / not ok lines")
 
 
 # ---- 1b. the command line of the real binaries (CPU) ------------------------
@@ -832,6 +832,12 @@ def shape_set_tests():
     table = results_table.targets_table(fake, "20_x") or ""
     name = "x".join(map(str, g[0]))
     partial = results_table.targets_table(fake[2:], "20_x") or ""
+    marked = "<!-- targets:begin -->\nold\n<!-- targets:end -->"
+    found = results_table.unmarked_tables({"a": marked, "b": "", "c": "<!-- targets:begin -->", "d": ""},
+                                          {p: ["targets"] for p in "abcd"}, {"a": ["targets"], "b": ["targets"]})
+    record(found == [("b", "targets"), ("c", "targets")],
+           "results_table: a required table without its markers, or a table with one marker, fails --check",
+           str(found))
     record(f"74.9% ({name}), missed" in table and "95.0%, met" in table and "100.0% (" in table
            and partial.startswith("Incomplete"),
            "results_table: the targets table marks a 74.9% minimum missed, a 95.0% median met, "
@@ -1023,6 +1029,12 @@ def docs_checks():
         record(line.startswith("PASS "), line[5:])
     if not lines or (p.returncode != 0) != any(l.startswith("FAIL ") for l in lines):
         record(False, "scripts/check_docs.py reports its checks", tail(p.stdout + p.stderr))
+    import check_docs
+    page = os.path.join(ROOT, "30_lean_loads", "README.md")
+    found = check_docs.missing_paths(page, "[a](../28_no_such/README.md#x), [b](../28_small_k_prefetch/README.md#y), "
+                                           "[c](../28_no_such/README.md), [d](#numbers)")
+    record(found == ["../28_no_such/README.md"] * 2,
+           "check_docs: a link to a missing file fails, with an #anchor or without", str(found))
 
 
 def readme_tables():

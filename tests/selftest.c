@@ -215,6 +215,57 @@ static void test_rms(void) {
     free(a), free(b), free(c32), free(ctf), free(ref), free(mag);
 }
 
+/* C of fewer than 256 elements: C computed right (one FP32 running sum, the least favourable
+ * order) passes the statistical check at its wider limit; a C wrong by less than the per-element
+ * bound fails it: zeros at 1 x 1 x 2^20, the last of K = 4096 terms left out at 13 x 1. */
+static double sequential_fp32(const float *a, const float *b, int i, int j, int n, int k) {
+    float s = 0.0f;
+    for (int p = 0; p < k; p++) s = fmaf(a[(size_t)i * k + p], b[(size_t)p * n + j], s);
+    return s;
+}
+static void test_rms_few(void) {
+    const double u = gemm_unit_roundoff(GEMM_F32);
+    report(gemm_rms_limit_for(256, 4096, u) == gemm_rms_limit(4096, u) &&
+               gemm_rms_limit_for(255, 4096, u) == GEMM_RMS_FEW_FACTOR * gemm_rms_limit(4096, u),
+           "the RMS limit widens below 256 elements", "limits %g u, %g u at 256 and 255 elements",
+           gemm_rms_limit_for(256, 4096, u) / u, gemm_rms_limit_for(255, 4096, u) / u);
+    const int shapes[][3] = {{1, 1, 1 << 20}, {13, 1, 4096}, {7, 8, 4500}, {5, 3, 3001}, {33, 7, 129}};
+    int right_pass = 1;
+    double worst = 0.0;
+    for (int s = 0; s < 5; s++) {
+        const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        problem p = make_problem(m, n, k, 1.0f, 0.0f, 40 + s);
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) p.got[i * n + j] = (float)sequential_fp32(p.a, p.b, i, j, n, k);
+        const double limit = gemm_rms_limit_for((long long)m * n, k, u);
+        const double rms = gemm_rms_error(m, n, p.got, p.ref, p.mag);
+        right_pass &= rms <= limit;
+        worst = rms / limit > worst ? rms / limit : worst;
+        if (s == 0) { /* C = 0 */
+            const float zero = 0.0f;
+            const gemm_verdict v = gemm_verify(1, 1, &zero, p.ref, p.mag, gemm_error_factor(k + 2, u),
+                                               NULL, 0);
+            const double rms0 = gemm_rms_error(1, 1, &zero, p.ref, p.mag);
+            report(v.failed == 0 && rms0 > limit,
+                   "at 1 x 1 x 2^20 a C of zero passes the per-element bound but fails the RMS check",
+                   "%lld out of bound; RMS %.3g u against %.3g u", v.failed, rms0 / u, limit / u);
+            printf("# 1 x 1 x 2^20: |ref| %.1f, the bound %.1f\n", fabs(p.ref[0]),
+                   gemm_error_factor(k + 2, u) * p.mag[0]);
+        }
+        if (s == 1) { /* the last term left out */
+            for (int i = 0; i < m; i++)
+                p.got[i] = (float)(p.ref[i] - (double)p.a[(size_t)i * k + k - 1] * p.b[k - 1]);
+            const double rms1 = gemm_rms_error(m, n, p.got, p.ref, p.mag);
+            report(rms1 > limit, "at 13 x 1 x 4096 a C without its last term fails the RMS check",
+                   "RMS %.3g u against %.3g u", rms1 / u, limit / u);
+        }
+        free_problem(&p);
+    }
+    report(right_pass, "a correct FP32 C of fewer than 256 elements passes the RMS check",
+           "RMS at %.2f of the limit", worst);
+    printf("# correct FP32 C below 256 elements: RMS at most %.3f of the limit\n", worst);
+}
+
 static void test_conversions(void) {
     int ok = gemm_float_to_half(1.0f) == 0x3c00 && gemm_float_to_half(-2.0f) == 0xc000 &&
              gemm_float_to_half(65504.0f) == 0x7bff && gemm_float_to_half(65520.0f) == 0x7c00 &&
@@ -374,6 +425,7 @@ int main(void) {
     test_verifier();
     test_bound();
     test_rms();
+    test_rms_few();
     test_conversions();
     test_cli();
     test_epilogue();
