@@ -43,9 +43,8 @@
         BK) " STAGES=" GEMM_STR(STAGES) " GROUP_M=" GEMM_STR(GROUP_M) " OUT_STAGES=" GEMM_STR(    \
         OUT_STAGES) " (64 rows x 128 bytes each)"
 #define WGMMA_K 16
-/* A row-major B arrives as BN / 64 boxes of 64 columns x BK rows, since a box row is one 128-byte
- * swizzle row; a K-major B (W, stored N x K) has BK = 64 columns already: one box of BN rows */
-#define B_ATOMS (BN / 64)
+#define B_ATOMS (BN / 64) /* B arrives as BN / 64 boxes of 64 columns (128 bytes) x BK rows */
+/* (a K-major B, W stored N x K, has BK = 64 columns already: one box of BN rows) */
 #define A_TILE_BYTES (BM * BK * 2)
 #define B_TILE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_TILE_BYTES + B_TILE_BYTES)
@@ -69,9 +68,9 @@ static_assert(BK * 2 == 128,
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
               "every tile starts on 1024 bytes: the 128-byte swizzle pattern repeats every 8 rows "
               "of 128 bytes");
-static_assert(BM <= 256 && BN <= 256 && BK <= 256,
-              "a TMA box is at most 256 elements along each dimension (A's box is BK x BM, a "
-              "K-major B's BK x BN)");
+static_assert(BM <= 256 && BK <= 256,
+              "a TMA box is at most 256 elements along each dimension (A's box is BK x BM)");
+static_assert(BN <= 256, "a K-major B's box is BK x BN: at most 256 rows");
 static_assert(STAGE_BYTES < (1 << 20),
               "an mbarrier's transaction count holds less than 2^20 bytes per phase");
 static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
@@ -390,8 +389,7 @@ static cudaError_t split_workspace(size_t float4s, int tiles, float4 **partial, 
     return *partial && *arrivals ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
-/* The words a launch prints, as the tests read them: the launcher's own (its path, and the kernel
- * and instantiation it runs, from its parameters), then C's layout, type and epilogue. */
+/* A launcher's words for what it runs (the tests read them), then C's layout, type, epilogue. */
 static void name_kernel(gemm_args *p, const char *path, const char *words) {
     static const char *const outs[] = {"", "", " out=bf16", "", " out=fp16"};
     static const char *const epilogues[] = {"", "", " epilogue=bias", "", " epilogue=bias_gelu",
