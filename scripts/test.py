@@ -474,7 +474,8 @@ def swap_cluster_tests(step, exe):
     """A step with swapped tiles in clusters along N (its plan.h has swap_clusters): the rule's own plans
     that split K verify in both dtypes, beta 0 with C poisoned and beta != 0, and launch clustered
     swapped tiles with two or more K ranges; memcheck finds nothing."""
-    if "swap_clusters" not in open(os.path.join(step, "plan.h")).read():
+    plan = os.path.join(step, "plan.h")
+    if not os.path.isfile(plan) or "swap_clusters" not in open(plan).read():
         return
     for dtype in stepinfo.step_dtypes(ROOT, step):
         for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
