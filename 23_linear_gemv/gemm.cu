@@ -42,9 +42,8 @@
         BK) " STAGES=" GEMM_STR(STAGES) " GROUP_M=" GEMM_STR(GROUP_M) " OUT_STAGES=" GEMM_STR(    \
         OUT_STAGES) " (64 rows x 128 bytes each)"
 #define WGMMA_K 16
-/* A row-major B arrives as BN / 64 boxes of 64 columns x BK rows, since a box row is one 128-byte
- * swizzle row; a K-major B (W, stored N x K) has BK = 64 columns already: one box of BN rows */
-#define B_ATOMS (BN / 64)
+#define B_ATOMS (BN / 64) /* B arrives as BN / 64 boxes of 64 columns (128 bytes) x BK rows */
+/* (a K-major B, W stored N x K, has BK = 64 columns already: one box of BN rows) */
 #define A_TILE_BYTES (BM * BK * 2)
 #define B_TILE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_TILE_BYTES + B_TILE_BYTES)
@@ -68,9 +67,9 @@ static_assert(BK * 2 == 128,
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
               "every tile starts on 1024 bytes: the 128-byte swizzle pattern repeats every 8 rows "
               "of 128 bytes");
-static_assert(BM <= 256 && BN <= 256 && BK <= 256,
-              "a TMA box is at most 256 elements along each dimension (A's box is BK x BM, a "
-              "K-major B's BK x BN)");
+static_assert(BM <= 256 && BK <= 256,
+              "a TMA box is at most 256 elements along each dimension (A's box is BK x BM)");
+static_assert(BN <= 256, "a K-major B's box is BK x BN: at most 256 rows");
 static_assert(STAGE_BYTES < (1 << 20),
               "an mbarrier's transaction count holds less than 2^20 bytes per phase");
 static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
@@ -391,6 +390,18 @@ static cudaError_t split_workspace(size_t float4s, int tiles, float4 **partial, 
     return *partial && *arrivals ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
+/* A launcher's words for what it runs (the tests read them), then C's layout, type, epilogue. */
+static void name_kernel(gemm_args *p, const char *path, const char *words) {
+    static const char *const outs[] = {"", "", " out=bf16", "", " out=fp16"};
+    static const char *const epilogues[] = {"", "", " epilogue=bias", "", " epilogue=bias_gelu",
+                                            "", "", "", " epilogue=bias_silu"};
+    p->path = path;
+    snprintf(p->kernel, sizeof p->kernel, "%s%s%s%s%s", words,
+             p->layout & (GEMM_TN | GEMM_TT) ? " a=mmajor" : "",
+             p->layout & (GEMM_NT | GEMM_TT) ? " b=kmajor" : "", outs[p->out & 7],
+             epilogues[p->epilogue & 15]);
+}
+
 template <typename T, bool B_KMAJOR, typename OutT, gemm_epilogue EPI>
 static cudaError_t launch_typed(gemm_args *p, int splits) {
     const CUtensorMapDataType type = map_type<T>();
@@ -424,6 +435,9 @@ static cudaError_t launch_typed(gemm_args *p, int splits) {
         if (err != cudaSuccess) return err;
     }
     const int units = tiles * splits, blocks = units < sm_count() ? units : sm_count();
+    char words[32];
+    snprintf(words, sizeof words, splits > 1 ? "tile=128x256 splits=%d" : "tile=128x256", splits);
+    name_kernel(p, "tma", words);
     gemm_kernel<T, B_KMAJOR, OutT, EPI><<<blocks, THREADS, SMEM_BYTES>>>(
         map_a, map_b, map_c, p->m, p->n, p->k, p->alpha, p->beta, (OutT *)p->c,
         (const OutT *)p->bias, splits, partial, arrivals);
@@ -431,6 +445,7 @@ static cudaError_t launch_typed(gemm_args *p, int splits) {
 }
 
 template <typename T, typename OutT> static cudaError_t launch_fallback(gemm_args *p) {
+    name_kernel(p, "fallback", "kernel=fallback");
     dim3 grid(ceil_div(p->m, 32) * ceil_div(p->n, 32)), block(32, 32);
     fallback_kernel<T, OutT><<<grid, block>>>(
         p->m, p->n, p->k, p->alpha, (const T *)p->a, (const T *)p->b, p->beta, (OutT *)p->c,
@@ -453,7 +468,12 @@ static cudaError_t launch_epilogue(gemm_args *p, int splits) {
 /* The kernel for C's type (FP32 or the inputs' type: the harness refuses others). */
 template <typename T> static cudaError_t launch_for(gemm_args *p, bool gemv, bool tma, int splits) {
     const bool b_kmajor = p->layout == GEMM_NT, c32 = p->out == GEMM_OUT_F32;
-    if (gemv) return c32 ? launch_linear_gemv<T, float>(p) : launch_linear_gemv<T, T>(p);
+    if (gemv) { /* its words here, beside the one launch of the GEMV, its rows as it takes them */
+        char words[32];
+        snprintf(words, sizeof words, "kernel=gemv rows=%d", linear_gemv_rows(p->m));
+        name_kernel(p, "gemv", words);
+        return c32 ? launch_linear_gemv<T, float>(p) : launch_linear_gemv<T, T>(p);
+    }
     if (!tma) return c32 ? launch_fallback<T, float>(p) : launch_fallback<T, T>(p);
     if (b_kmajor)
         return c32 ? launch_epilogue<T, true, float>(p, splits)
@@ -471,24 +491,9 @@ static cudaError_t launch_gemm(gemm_args *p) {
     /* x W^T at M <= 4: the GEMV kernel, where x's and W's rows are 16-byte units (any N) */
     const bool gemv = p->layout == GEMM_NT && p->m <= LINEAR_GEMV_ROWS && p->k % 8 == 0 &&
                       ((size_t)p->a | (size_t)p->b) % 16 == 0;
-    p->path = gemv ? "gemv" : tma ? "tma" : "fallback";
-    /* the kernel's words, as the tests read them */
-    static const char *const outs[] = {"", "", " out=bf16", "", " out=fp16"};
-    static const char *const epilogues[] = {"", "", " epilogue=bias", "", " epilogue=bias_gelu",
-                                            "", "", "", " epilogue=bias_silu"};
     const int splits = tma && !gemv ? choose_splits(p->m, ceil_div(p->m, BM) * ceil_div(p->n, BN),
                                                     ceil_div(p->k, BK))
                                     : 1;
-    char count_word[24] = "";
-    if (splits > 1) snprintf(count_word, sizeof count_word, " splits=%d", splits);
-    if (gemv) snprintf(count_word, sizeof count_word, " rows=%d", linear_gemv_rows(p->m));
-    snprintf(p->kernel, sizeof p->kernel, "%s%s%s%s%s%s",
-             gemv  ? "kernel=gemv"
-             : tma ? "tile=128x256"
-                   : "kernel=fallback",
-             count_word, p->layout & (GEMM_TN | GEMM_TT) ? " a=mmajor" : "",
-             p->layout & (GEMM_NT | GEMM_TT) ? " b=kmajor" : "", outs[p->out & 7],
-             epilogues[p->epilogue & 15]);
     if (p->dtype == GEMM_F16) return launch_for<__half>(p, gemv, tma, splits);
     return launch_for<__nv_bfloat16>(p, gemv, tma, splits);
 }
