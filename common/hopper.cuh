@@ -10,16 +10,19 @@
  *                  tma_load_multicast                                           (step 19)
  *   wgmma          sw128_desc, wgmma<N, TRANS_A, TRANS_B>, wgmma_fence, wgmma_commit,
  *                  wgmma_wait, fence_registers                                  (step 11)
+ *                  wgmma_rs<N> (the A operand from registers)                   (step 38)
  *   the ring       ring_pos, advance<STAGES>: (stage, phase) and its one advance (step 11)
  *   registers      setmaxnreg_dec, setmaxnreg_inc                               (step 12)
  *   barriers       warpgroup_sync, consumers_sync (named barriers)        (steps 13, 21)
  *   clusters       cluster_rank, cluster_sync, mbar_arrive_in (mapa)            (step 19)
  *   host           make_map (a tensor map), sm_count                            (steps 11, 12)
  *   launch order   griddep_wait, griddep_launch_dependents, early_start         (step 20)
+ *   cp.async       cp_async_16, cp_async_wait_all, cp_async_arrive (mbarrier)   (step 38)
  *
  * Everything here is PTX of the PTX ISA (sections "mbarrier", "cp.async.bulk.tensor", "wgmma",
- * "setmaxnreg", "barrier.cluster", "mapa", "griddepcontrol"); the tensor map comes from the
- * driver API (cuTensorMapEncodeTiled), reached through the runtime so that no -lcuda is needed.
+ * "setmaxnreg", "barrier.cluster", "mapa", "griddepcontrol", "cp.async"); the tensor map comes
+ * from the driver API (cuTensorMapEncodeTiled), reached through the runtime so that no -lcuda is
+ * needed.
  */
 #ifndef HOPPER_CUH
 #define HOPPER_CUH
@@ -250,6 +253,30 @@ static __device__ __forceinline__ void wgmma(float *d, uint64_t desc_a, uint64_t
 #undef WGMMA_CASE
 }
 
+/* D(64 x N) += A(64 x 16) B(16 x N) with A from registers: four 32-bit pairs in the m64k16
+ * fragment layout (warp w, lane: rows 16 w + lane / 4 and + 8; k 2 (lane % 4), + 1, + 8, + 9;
+ * a[0] = (row, k..k+1), a[1] = (row + 8, k..k+1), a[2], a[3] the same at k + 8), B K-major by
+ * descriptor (imm-trans-b 0). N = 16 or 32, the swapped tiles of up to 32 rows of A. */
+#define WGMMA_RS_ASM(TYPE, SHAPE, REGS, A0, A1, A2, A3, DB, PR, ...)                               \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #PR ", 0;\n"                                \
+                 "wgmma.mma_async.sync.aligned.m64" SHAPE "k16.f32." #TYPE "." #TYPE " {" REGS     \
+                 "}, {%" #A0 ", %" #A1 ", %" #A2 ", %" #A3 "}, %" #DB ", p, 1, 1, 0;\n}\n"         \
+                 : __VA_ARGS__                                                                     \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
+template <int N, typename T>
+static __device__ __forceinline__ void wgmma_rs(float *d, const uint32_t *a, uint64_t desc_b) {
+    static_assert(N == 16 || N == 32, "the swapped widths of up to 32 rows of A");
+    constexpr bool f16 = std::is_same_v<T, __half>;
+    if constexpr (N == 16 && f16)
+        WGMMA_RS_ASM(f16, "n16", WGMMA_R0, 8, 9, 10, 11, 12, 13, WGMMA_A0);
+    else if constexpr (N == 16)
+        WGMMA_RS_ASM(bf16, "n16", WGMMA_R0, 8, 9, 10, 11, 12, 13, WGMMA_A0);
+    else if constexpr (f16)
+        WGMMA_RS_ASM(f16, "n32", WGMMA_R1, 16, 17, 18, 19, 20, 21, WGMMA_A1);
+    else
+        WGMMA_RS_ASM(bf16, "n32", WGMMA_R1, 16, 17, 18, 19, 20, 21, WGMMA_A1);
+}
+
 /* ---- Host: a tensor map of a row-major rows x cols matrix (element_bytes each, rows ld apart,
  * ld = cols unless given), box box_cols x box_rows, 128-byte swizzle (box_cols * element_bytes
  * must be 128 at most); elements outside the matrix arrive as zeros, and a store writes none of
@@ -312,6 +339,23 @@ static cudaLaunchAttribute early_start(void) {
 /* All `warpgroups` consumer warpgroups meet (barrier 15: clear of warpgroup_sync's; step 21). */
 static __device__ __forceinline__ void consumers_sync(int warpgroups) {
     asm volatile("bar.sync 15, %0;" ::"r"(warpgroups * 128) : "memory");
+}
+
+/* ---- cp.async (sm_80; step 38): 16 bytes of shared memory at dst from the first `bytes` (0 to
+ * 16, the rest zeros) at src, both 16-byte aligned, any address TMA could not take; then one
+ * arrival on bar once all this thread's earlier copies have landed (noinc: the barrier's count
+ * includes the arrival). ---- */
+static __device__ __forceinline__ void cp_async_16(void *dst, const void *src, int bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_u32(dst)), "l"(src),
+                 "r"(bytes)
+                 : "memory");
+}
+static __device__ __forceinline__ void cp_async_wait_all() {
+    asm volatile("cp.async.wait_all;" ::: "memory");
+}
+static __device__ __forceinline__ void cp_async_arrive(uint64_t *bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(bar))
+                 : "memory");
 }
 
 #endif /* HOPPER_CUH */

@@ -207,6 +207,14 @@ def layout(step, c):
                  "  each block loads a quarter of a stage's rows of A and multicasts them to the four; K "
                  "split where the clusters are few",
                  "other shapes: the kernels of steps 13-35 (plan.h)"]
+    if n == 38:  # the step reads B in place for the swapped tiles, not a new tile
+        extra = ["where N is not a multiple of 8 (B's rows not 16-byte units), M <= 32 swapped (one "
+                 "consumer warpgroup) and B has 2^23 elements or more:",
+                 "  warp 0 stages each slice's 64 rows of B as the 9 aligned 16-byte units that hold "
+                 "64 elements (cp.async), instead of a copy of B;",
+                 "  the consumer loads wgmma's A operand (B^T) from them into registers (8 two-byte loads "
+                 "a k16 step) and wgmma reads it there",
+                 "other shapes: the kernels of steps 13-37 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",

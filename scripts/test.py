@@ -494,6 +494,39 @@ def swap_cluster_tests(step, exe):
            tail(p.stdout + p.stderr))
 
 
+# Step 38: B read by rows where its rows are not 16-byte units and the swapped kernel of one
+# consumer warpgroup would copy 2^23 elements or more of it: N 4, 1 and 7 mod 8 and odd; K a
+# multiple of 64 and 2048, 4 mod 8 and odd (A copied too), 12048 split in two K ranges; at 17 x 4097
+# x 2049 B ends 2 bytes into a 16-byte unit, which its loads may not read past.
+ROWS_B_SHAPES = "31x4148x2100,17x4097x2049,24x8191x1152,9x4099x2048,11x3921x12048"
+
+
+def rows_b_tests(step, exe):
+    """A step whose plan.h reads B by rows (ROWS_B): its plans on the shapes above verify in both
+    dtypes, beta 0 with C poisoned and beta != 0, each launching the swapped tile with rows=B and no
+    copy of B; memcheck and racecheck find nothing."""
+    plan_h = os.path.join(ROOT, step, "plan.h")
+    if not os.path.exists(plan_h) or "ROWS_B" not in open(plan_h).read():
+        return
+    count = len(ROWS_B_SHAPES.split(","))
+    for dtype in stepinfo.step_dtypes(ROOT, step):
+        for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
+                            ("alpha = -1.5, beta = 0.75", ["--alpha", "-1.5", "--beta", "0.75"])):
+            p = run([exe, "--shapes", ROWS_B_SHAPES, "--reps", "0", "--dtype", dtype, "--csv"] + scal)
+            rows = list(csv.DictReader(io.StringIO(p.stdout)))
+            ok = [r for r in rows if r["path"] == "padded" and r["check"] == "pass"
+                  and {"swap=1", "wg=1", "rows=B"} <= set(r["kernel"].split()) and "B" not in
+                  dict(x.split("=", 1) for x in r["kernel"].split() if "=" in x).get("pad", "")]
+            record(p.returncode == 0 and len(ok) == count,
+                   f"{step}: {dtype}: B read by rows ({ROWS_B_SHAPES}) verifies, {label}",
+                   tail(p.stderr) + f" ({[r['kernel'] for r in rows]})")
+    for tool, beta in (("memcheck", "0.5"), ("racecheck", "0")):
+        p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes",
+                 "17x4097x2049,9x4099x2048", "--reps", "0", "--dtype", "bf16", "--beta", beta])
+        record(p.returncode == 0, f"{step}: bf16: B read by rows: compute-sanitizer {tool}, beta {beta}",
+               tail(p.stdout + p.stderr))
+
+
 def gpu_limit(key):
     """One of the first GPU's limits (autotune.gpu_limits, in a child process so that this one holds
     no CUDA context), as text; None without a GPU."""
@@ -635,13 +668,14 @@ def feasible(path, m, n, k):
     return True
 
 
-def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
+def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
     """Whether the instantiation a run reports (key=value words) is the one its path names:
     tma_nW, pair_nW, pair_m_nW, quad_nW and quad_m_nW a W-wide tile in one K range, alone or in a
     cluster of two or four (side by side, or along M); swap the swapped product; quad_swap four swapped tiles
     stacked along N ("4n"), M rounded up to 32, pair_swap two ("2n") of 16 rows; splitk two or more K ranges; padded a
     tile kernel; the others their own kernel. wide_b: the step copies B into rows of 64 where
-    its rule (plan.h's copies_for) holds."""
+    its rule (plan.h's copies_for) holds; rows_b: the step reads B by rows, not from a copy, where
+    step 38's rule holds."""
     w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
     if path.startswith(("tma_n", "pair_n", "pair_m_n", "quad_n", "quad_m_n")):  # _m_: along M ("2m")
         size = "1" if path.startswith("tma_") else "4" if path.startswith("quad_") else "2"
@@ -664,7 +698,12 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False):
         pad = w.get("pad", "")
         wide = pad.endswith("64")
         rule = wide_b and n < 64 and n % 16 != 0 and m * k >= 3 << 19 and w.get("swap") == "0"
-        return ("tile" in w and pad.removesuffix("64") == "A" * (k % 8 != 0) + "B" * (n % 8 != 0 or wide)
+        # step 38's ROWS_B: a swapped tile of one consumer warpgroup and at most 32 rows of A, no
+        # cluster, B of 2^23 elements or more
+        rows = (rows_b and n % 8 != 0 and k * n >= 1 << 23 and w.get("swap") == "1" and w.get("wg") == "1"
+                and w.get("cluster") == "1" and w.get("tile") in ("64x16", "64x32"))
+        want = "A" * (k % 8 != 0) + "B" * ((n % 8 != 0 or wide) and not rows)
+        return ("tile" in w and pad.removesuffix("64") == want and (w.get("rows") == "B") == rows
                 and wide == rule and ("store" in w) == direct)
     return w.get("kernel") == path
 
@@ -704,7 +743,8 @@ def path_tests(step, exe):
         paths = [p for p in paths if p not in step_paths(ALL_STEPS[i - 1])]
     plan_h = os.path.join(ROOT, step, "plan.h")
     with open(plan_h) if os.path.exists(plan_h) else io.StringIO() as f:
-        wide_b = "copies_for" in f.read()
+        text = f.read()
+        wide_b, rows_b = "copies_for" in text, "ROWS_B" in text
     for path in paths:
         shapes = path_shapes(path)
         others = [s for s in SHAPES.split(",") if s not in shapes]
@@ -717,7 +757,7 @@ def path_tests(step, exe):
                 wrong = [f"{r['m']}x{r['n']}x{r['k']}: {r['path']} ({r['kernel']})" for r in rows
                          if r["path"] != path
                          or not kernel_matches(path, r["kernel"], (int(r["m"]), int(r["n"]), int(r["k"])),
-                                               wide_b)]
+                                               wide_b, rows_b)]
                 record(p.returncode == 0 and len(rows) == len(shapes) and not wrong,
                        f"{step}: {dtype}: --path {path}: the {len(shapes)} shapes of the list it takes verify "
                        f"and launch its kernel, {label}",
@@ -950,6 +990,7 @@ def gpu_tests():
         swap_tests(step, exe)
         width_tests(step, exe)
         swap_cluster_tests(step, exe)
+        rows_b_tests(step, exe)
         p = run([exe, "--shapes", LIMIT_SHAPES, "--reps", "0", "--dtype", stepinfo.step_dtypes(ROOT, step)[0]])
         record(p.returncode == 0, f"{step}: the largest shapes the parser accepts run and verify ({LIMIT_SHAPES})",
                tail(p.stdout + p.stderr))
