@@ -188,7 +188,10 @@ static __device__ __forceinline__ void consume_rows(float *acc, const unsigned c
         for (int kk = 0; kk < BK / WGMMA_K; kk++)
 #pragma unroll
             for (int i = 0; i < 4; i++) asm volatile("" : "+r"(f[kk][i])::"memory");
-        if (lane == 0) mbar_arrive(&empty[pos.stage]); /* each warp for its own loads */
+        /* each warp for its own loads: __syncwarp orders every lane's reads before lane 0's
+         * arrival (release), after which warp 0 may overwrite the stage */
+        __syncwarp();
+        if (lane == 0) mbar_arrive(&empty[pos.stage]);
         pos = advance<STAGES>(pos);
     }
 }
