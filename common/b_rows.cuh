@@ -145,20 +145,17 @@ static __device__ __forceinline__ void consume_rows(float *acc, const unsigned c
     for (int slice = first; slice < last; slice++) {
         mbar_wait(&full[pos.stage], pos.phase);
         const unsigned char *const stage = ring + pos.stage * ROWS_STAGE_BYTES(BN);
-        const unsigned char *const rows = stage + ROWS_A_BYTES(BN);
+        const uint32_t rows = smem_u32(stage + ROWS_A_BYTES(BN)); /* for ld.shared */
         uint32_t f[BK / WGMMA_K][4];
         if (!at_edge(N, K, n0, slice * BK)) {
 #pragma unroll
             for (int kk = 0; kk < BK / WGMMA_K; kk++)
 #pragma unroll
-                for (int h = 0; h < 2; h++) { /* k and k + 8 */
-                    const int r = 16 * kk + 8 * h;
-                    const uint16_t *const ev =
-                        reinterpret_cast<const uint16_t *>(rows + off_even + row_bytes * r);
-                    const uint16_t *const od =
-                        reinterpret_cast<const uint16_t *>(rows + off_odd + row_bytes * r);
-                    f[kk][2 * h] = (uint32_t)ev[0] | (uint32_t)od[0] << 16;
-                    f[kk][2 * h + 1] = (uint32_t)ev[8] | (uint32_t)od[8] << 16; /* row + 8 */
+                for (int h = 0; h < 2; h++) { /* k and k + 8; the second of each pair: row + 8 */
+                    const uint32_t ev = rows + off_even + row_bytes * (16 * kk + 8 * h);
+                    const uint32_t od = rows + off_odd + row_bytes * (16 * kk + 8 * h);
+                    f[kk][2 * h] = lds_u16(ev) | lds_u16(od) << 16;
+                    f[kk][2 * h + 1] = lds_u16(ev + 16) | lds_u16(od + 16) << 16;
                 }
         } else {
 #pragma unroll

@@ -18,6 +18,7 @@
  *   host           make_map (a tensor map), sm_count                            (steps 11, 12)
  *   launch order   griddep_wait, griddep_launch_dependents, early_start         (step 20)
  *   cp.async       cp_async_16, cp_async_wait_all, cp_async_arrive (mbarrier)   (step 38)
+ *   shared loads   lds_u16                                                      (step 38)
  *
  * Everything here is PTX of the PTX ISA (sections "mbarrier", "cp.async.bulk.tensor", "wgmma",
  * "setmaxnreg", "barrier.cluster", "mapa", "griddepcontrol", "cp.async"); the tensor map comes
@@ -339,6 +340,14 @@ static cudaLaunchAttribute early_start(void) {
 /* All `warpgroups` consumer warpgroups meet (barrier 15: clear of warpgroup_sync's; step 21). */
 static __device__ __forceinline__ void consumers_sync(int warpgroups) {
     asm volatile("bar.sync 15, %0;" ::"r"(warpgroups * 128) : "memory");
+}
+
+/* Two bytes of shared memory at addr (a shared-window address: smem_u32), zero-extended: one
+ * LDS.U16 (step 38). Volatile, so that it stays after the mbarrier wait that makes it valid. */
+static __device__ __forceinline__ uint32_t lds_u16(uint32_t addr) {
+    uint16_t v;
+    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr));
+    return v;
 }
 
 /* ---- cp.async (sm_80; step 38): 16 bytes of shared memory at dst from the first `bytes` (0 to
