@@ -221,11 +221,12 @@ static int padding_for(const gemm_args *p) {
 /* Step 38, ROWS_B: a tile that can read B by rows (rows_tile: swapped, one consumer warpgroup
  * alone in its cluster, up to 32 rows of A) reads B where it lies instead of a copy of B, where B
  * has 2^23 elements or more: B is the bytes the tile streams, and the copy moved them across DRAM
- * three times. Below that size the copy stays in L2, and reading by rows measured no faster. */
+ * three times. Below that size the copy stays in L2, and reading by rows measured no faster; and
+ * from N = 1024 (the narrowest measured was 1,356), since a narrow B's staged rows span several. */
 static int copies_for(const gemm_args *p, bool swap, bool rows_tile) {
     const bool wide_b = !swap && p->n < 64 && p->n % 16 && (double)p->m * p->k >= 3 << 19;
     const int pad = padding_for(p) | (wide_b ? PAD_B | WIDE_B : 0);
-    const bool by_rows = rows_tile && (double)p->k * p->n >= 1 << 23;
+    const bool by_rows = rows_tile && p->n >= 1024 && (double)p->k * p->n >= 1 << 23;
     return by_rows && pad & PAD_B ? (pad & ~PAD_B) | ROWS_B : pad;
 }
 static int copies_for(const gemm_args *p, const gemm_plan &plan) {

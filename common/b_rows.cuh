@@ -27,7 +27,8 @@ static __device__ __forceinline__ bool at_edge(int N, int K, int n0, int k0) {
 }
 /* Warp 0: B's rows k0 .. k0 + 63, columns n0 .. n0 + 63, as the aligned units that hold them,
  * unit q of row r to `staged` + 16 (9 r + q); rows past K, and a unit that reaches past B's end,
- * staged as zeros (the consumer reads that slice from global memory). */
+ * staged as zeros (the consumer reads that slice from global memory). Where B itself starts off
+ * 16 bytes, row 0's first unit begins up to 14 bytes before B, inside B's own 16-byte unit. */
 template <typename T>
 static __device__ __forceinline__ void stage_rows(unsigned char *staged, const T *b, int N, int K,
                                                   int n0, int k0, uint64_t *bar) {
@@ -78,7 +79,9 @@ static __device__ __forceinline__ void stage_rows(unsigned char *staged, const T
 
 /* The producer warpgroup of a rows block: warp 0 stages B's rows, thread 32 loads A's tiles (TMA),
  * into the tile kernel's ring (RING bytes) cut into fewer, larger stages; units as the TMA
- * producer walks them, tile_of(t) the t-th tile (x: 64 columns n, y: BN rows m). */
+ * producer walks them, tile_of(t) the t-th tile (x: 64 columns n, y: BN rows m). It keeps its
+ * registers (no setmaxnreg.dec): with one consumer warpgroup, 256 threads, the consumers' raise to
+ * CONSUMER_REGISTERS fits the SM's 64 K registers whatever ptxas allocated (at most 255 each). */
 template <int RING, int BN, typename T, typename TileOf>
 static __device__ void produce_rows(const CUtensorMap *map_a, const T *b, unsigned char *ring,
                                     uint64_t *full, uint64_t *empty, int N, int K, int units,
@@ -86,7 +89,8 @@ static __device__ void produce_rows(const CUtensorMap *map_a, const T *b, unsign
     constexpr int STAGES = RING / ROWS_STAGE_BYTES(BN);
     static_assert(ROWS_STAGE_BYTES(BN) % 1024 == 0, "every stage's A tile on 1 KB (the swizzle)");
     static_assert(STAGED_TILE_BYTES >= BK * 64 * 2 && STAGES >= 2,
-                  "stages larger than the TMA tiles' (so fewer: the barriers there are); a ring");
+                  "stages at least a one-warpgroup TMA stage (rows_tile), so no more of them than "
+                  "the kernel has barriers; a ring");
     const int warp = threadIdx.x / 32;
     if (warp > 1 || (warp == 1 && threadIdx.x != 32)) return; /* warp 0: B; thread 32: A */
     const int slices = (K + BK - 1) / BK;

@@ -346,7 +346,7 @@ static __device__ __forceinline__ void consumers_sync(int warpgroups) {
  * LDS.U16 (step 38). Volatile, so that it stays after the mbarrier wait that makes it valid. */
 static __device__ __forceinline__ uint32_t lds_u16(uint32_t addr) {
     uint16_t v;
-    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr));
+    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr) : "memory");
     return v;
 }
 

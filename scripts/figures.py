@@ -208,8 +208,8 @@ def layout(step, c):
                  "split where the clusters are few",
                  "other shapes: the kernels of steps 13-35 (plan.h)"]
     if n == 38:  # the step reads B in place for the swapped tiles, not a new tile
-        extra = ["where N is not a multiple of 8 (B's rows not 16-byte units), M <= 32 swapped (one "
-                 "consumer warpgroup) and B has 2^23 elements or more:",
+        extra = ["where N >= 1024 is not a multiple of 8 (B's rows not 16-byte units), M <= 32 swapped "
+                 "(one consumer warpgroup) and B has 2^23 elements or more:",
                  "  warp 0 stages each slice's 64 rows of B as the 9 aligned 16-byte units that hold "
                  "64 elements (cp.async), instead of a copy of B;",
                  "  the consumer loads wgmma's A operand (B^T) from them into registers (8 two-byte loads "
