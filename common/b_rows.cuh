@@ -71,11 +71,11 @@ static __device__ __forceinline__ void stage_rows(unsigned char *staged, const T
  * (wgmma_rs): no tile is rewritten, no proxy fence, no barrier between warps. A stage of the
  * ring: the tile of A's BN rows (TMA, 128-byte swizzle, 1 KB aligned), then the staged rows. Its
  * full barrier: warp 0's 32 copy arrivals and the TMA's expect_bytes (33); its empty barrier: one
- * arrival per consumer warp, after the warp's wait for its wgmmas (4). ---- */
+ * arrival per consumer thread, after its wait for its wgmmas (128). ---- */
 #define ROWS_A_BYTES(BN) ((BN) * BK * 2)
 #define ROWS_STAGE_BYTES(BN) (ROWS_A_BYTES(BN) + STAGED_TILE_BYTES)
 #define ROWS_FULL_ARRIVALS 33
-#define ROWS_EMPTY_ARRIVALS 4
+#define ROWS_EMPTY_ARRIVALS 128
 
 /* The producer warpgroup of a rows block: warp 0 stages B's rows, thread 32 loads A's tiles (TMA),
  * into the tile kernel's ring (RING bytes) cut into fewer, larger stages; units as the TMA
@@ -189,10 +189,8 @@ static __device__ __forceinline__ void consume_rows(float *acc, const unsigned c
         for (int kk = 0; kk < BK / WGMMA_K; kk++)
 #pragma unroll
             for (int i = 0; i < 4; i++) asm volatile("" : "+r"(f[kk][i])::"memory");
-        /* each warp for its own loads: __syncwarp orders every lane's reads before lane 0's
-         * arrival (release), after which warp 0 may overwrite the stage */
-        __syncwarp();
-        if (lane == 0) mbar_arrive(&empty[pos.stage]);
+        /* every thread for its own loads (release), after which warp 0 may overwrite the stage */
+        mbar_arrive(&empty[pos.stage]);
         pos = advance<STAGES>(pos);
     }
 }
