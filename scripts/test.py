@@ -508,8 +508,9 @@ def rows_b_tests(step, exe):
     plan_h = os.path.join(ROOT, step, "plan.h")
     if not os.path.exists(plan_h) or "ROWS_B" not in open(plan_h).read():
         return
-    if gpu_sm_count() != 132:  # the plans below are those of 132 SMs (H200, H100 SXM and NVL)
-        record(None, f"{step}: B read by rows on the plans of 132 SMs", f"skipped: {gpu_sm_count()} SMs")
+    sms = gpu_sm_count()
+    if sms != 132:  # the plans below are those of 132 SMs (H200, H100 SXM and NVL)
+        record(None, f"{step}: B read by rows on the plans of 132 SMs", f"skipped: {sms} SMs")
         return
     count = len(ROWS_B_SHAPES.split(","))
     for dtype in stepinfo.step_dtypes(ROOT, step):
