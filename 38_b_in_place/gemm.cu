@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     griddep_launch_dependents(); /* splitk_reduce may launch, to wait for this grid's end */
 
     if (warpgroup == 0) {
-        if (BY_ROWS && b_rows)
+        if constexpr (BY_ROWS) if (b_rows)
             return produce_rows<STAGES * ring::STAGE_BYTES, BN>(
                 &map_a, b_rows, smem, full, empty, N, K, units, tiles, splits,
                 [&](int t) { return unit_tile<PAIR, ALONG_M>(t, unit_rows, unit_cols, 0); });
