@@ -257,13 +257,28 @@ static void *host_alloc(size_t bytes, const char *prog, unsigned dtypes, const i
     return x;
 }
 
+/* make test's hook for the paths that take a B that is not 16-byte aligned: GEMM_TEST_B_OFFSET=E
+ * stores B E elements (0-7) past its allocation's aligned start. */
+static size_t test_b_offset(void) {
+    const char *v = getenv("GEMM_TEST_B_OFFSET");
+    if (!v || !*v) return 0;
+    if (strlen(v) != 1 || v[0] < '0' || v[0] > '7') {
+        fprintf(stderr, "error: GEMM_TEST_B_OFFSET=%s: expected a number of elements, 0 to 7\n", v);
+        exit(2);
+    }
+    return (size_t)(v[0] - '0');
+}
+
 /* Copies a rows x cols row-major float matrix to the device in the type t, stored transposed
- * (cols x rows) if asked: the column-major operands of --layout. */
-static void *upload_matrix(const float *x, size_t rows, size_t cols, int transposed, gemm_dtype t) {
+ * (cols x rows) if asked: the column-major operands of --layout. It starts `offset` elements past
+ * the allocation's (256-byte aligned) start. */
+static void *upload_matrix(const float *x, size_t rows, size_t cols, int transposed, gemm_dtype t,
+                           size_t offset) {
     const size_t count = rows * cols, esize = t == GEMM_F32 ? 4 : 2;
     void *d = NULL, *h = malloc(count > 0 ? count * esize : 1);
     if (!h) { fprintf(stderr, "error: out of host memory\n"); exit(1); }
-    CUDA_OK(cudaMalloc(&d, count * esize));
+    CUDA_OK(cudaMalloc(&d, (count + offset) * esize));
+    d = (char *)d + offset * esize;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < (long long)count; i++) {
         /* element i of the stored matrix: (r, c) of x, or (c, r) stored transposed */
@@ -301,11 +316,13 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     const size_t c_esize = o->out == GEMM_OUT_F32 ? 4 : 2;
     const int timed = o->reps != 0;
     const int a_t = (o->layout & (GEMM_TN | GEMM_TT)) != 0, b_t = (o->layout & (GEMM_NT | GEMM_TT)) != 0;
+    const size_t b_offset = test_b_offset();
 
     /* A step that chooses by shape plans first: a forced path that cannot run on this shape is a
      * usage error, and what the launch reports below must be this plan. */
-    gemm_args planned = {m, n, k, o->alpha, o->beta, t, ALIGNED_PTR, ALIGNED_PTR, ALIGNED_PTR,
-                         "default", o->path, "", o->layout, o->out, o->epilogue,
+    gemm_args planned = {m, n, k, o->alpha, o->beta, t, ALIGNED_PTR,
+                         (const char *)ALIGNED_PTR + b_offset * esize, ALIGNED_PTR, "default",
+                         o->path, "", o->layout, o->out, o->epilogue,
                          o->epilogue != GEMM_EPI_NONE ? ALIGNED_PTR : NULL};
     if (step->plan && step->plan(&planned, prop->multiProcessorCount)) {
         if (o->path)
@@ -347,9 +364,9 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     device_problem p = {.step = step, .c_bytes = c_count * c_esize, .unfused = o->unfused};
     p.args = (gemm_args){m, n, k, o->alpha, o->beta, t, NULL, NULL, NULL, "default", o->path, "",
                          o->layout, o->out, o->epilogue, NULL};
-    p.args.a = upload_matrix(a, m, k, a_t, t);
-    p.args.b = upload_matrix(b, k, n, b_t, t);
-    if (bias) p.args.bias = upload_matrix(bias, 1, n, 0, bias_t);
+    p.args.a = upload_matrix(a, m, k, a_t, t, 0);
+    p.args.b = upload_matrix(b, k, n, b_t, t, b_offset);
+    if (bias) p.args.bias = upload_matrix(bias, 1, n, 0, bias_t, 0);
     CUDA_OK(cudaMalloc((void **)&p.args.c, p.c_bytes));
     if (o->beta != 0.0f) { /* FP32 C only (a 16-bit C takes beta 0) */
         CUDA_OK(cudaMalloc((void **)&p.c_in, c_count * 4));
@@ -479,7 +496,7 @@ static int run_shape(const gemm_step *step, const gemm_options *o, const int *sh
     fflush(stdout);
 
     CUDA_OK(cudaFree((void *)p.args.a));
-    CUDA_OK(cudaFree((void *)p.args.b));
+    CUDA_OK(cudaFree((char *)p.args.b - b_offset * esize));
     CUDA_OK(cudaFree(p.args.c));
     CUDA_OK(cudaFree(p.c_in));
     CUDA_OK(cudaFree(p.flush));
@@ -531,8 +548,10 @@ static int print_plans(const gemm_step *step, const gemm_options *o) {
     int status = 0;
     for (int i = 0; i < o->nshapes; i++) {
         const int *s = o->shapes[i];
-        gemm_args a = {s[0], s[1], s[2], o->alpha, o->beta, o->dtype, ALIGNED_PTR, ALIGNED_PTR,
-                       ALIGNED_PTR, "default", o->path, "", o->layout, o->out, o->epilogue,
+        const size_t b_offset = test_b_offset() * (o->dtype == GEMM_F32 ? 4 : 2);
+        gemm_args a = {s[0], s[1], s[2], o->alpha, o->beta, o->dtype, ALIGNED_PTR,
+                       (const char *)ALIGNED_PTR + b_offset, ALIGNED_PTR, "default", o->path, "",
+                       o->layout, o->out, o->epilogue,
                        o->epilogue != GEMM_EPI_NONE ? ALIGNED_PTR : NULL};
         if (step->plan(&a, o->sms ? o->sms : 132)) {
             printf("%dx%dx%d refused: %s\n", s[0], s[1], s[2], a.kernel);

@@ -499,12 +499,15 @@ def swap_cluster_tests(step, exe):
 # multiple of 64 and 2048, 4 mod 8 and odd (A copied too), 12048 split in two K ranges; at 17 x 4097
 # x 2049 B ends 2 bytes into a 16-byte unit, which its loads may not read past.
 ROWS_B_SHAPES = "31x4148x2100,17x4097x2049,24x8191x1152,9x4099x2048,11x3921x12048"
+# N a multiple of 8: B is read by rows only because the harness stores it off 16-byte alignment
+ROWS_B_OFFSET_SHAPES = "17x4096x2048,24x4104x2056,9x4099x2048"
 
 
 def rows_b_tests(step, exe):
     """A step whose plan.h reads B by rows (ROWS_B): its plans on the shapes above verify in both
     dtypes, beta 0 with C poisoned and beta != 0, each launching the swapped tile with rows=B and no
-    copy of B; memcheck and racecheck find nothing."""
+    copy of B, also where B starts 2 or 6 bytes past a 16-byte boundary (GEMM_TEST_B_OFFSET);
+    memcheck and racecheck find nothing."""
     plan_h = os.path.join(ROOT, step, "plan.h")
     if not os.path.exists(plan_h) or "ROWS_B" not in open(plan_h).read():
         return
@@ -512,22 +515,30 @@ def rows_b_tests(step, exe):
     if sms != 132:  # the plans below are those of 132 SMs (H200, H100 SXM and NVL)
         record(None, f"{step}: B read by rows on the plans of 132 SMs", f"skipped: {sms} SMs")
         return
-    count = len(ROWS_B_SHAPES.split(","))
+    cases = [("", ROWS_B_SHAPES, scal) for scal in
+             (["--alpha", "1", "--beta", "0"], ["--alpha", "-1.5", "--beta", "0.75"])]
+    cases += [(offset, ROWS_B_OFFSET_SHAPES, ["--alpha", "-1.5", "--beta", "0.75"])
+              for offset in ("1", "3")]
     for dtype in stepinfo.step_dtypes(ROOT, step):
-        for label, scal in (("beta = 0, C poisoned with NaN", ["--alpha", "1", "--beta", "0"]),
-                            ("alpha = -1.5, beta = 0.75", ["--alpha", "-1.5", "--beta", "0.75"])):
-            p = run([exe, "--shapes", ROWS_B_SHAPES, "--reps", "0", "--dtype", dtype, "--csv"] + scal)
+        for offset, shapes, scal in cases:
+            p = run([exe, "--shapes", shapes, "--reps", "0", "--dtype", dtype, "--csv"] + scal,
+                    env=dict(os.environ, GEMM_TEST_B_OFFSET=offset))
             rows = list(csv.DictReader(io.StringIO(p.stdout)))
             ok = [r for r in rows if r["path"] == "padded" and r["check"] == "pass"
                   and {"swap=1", "wg=1", "rows=B"} <= set(r["kernel"].split()) and "B" not in
                   dict(x.split("=", 1) for x in r["kernel"].split() if "=" in x).get("pad", "")]
-            record(p.returncode == 0 and len(ok) == count,
-                   f"{step}: {dtype}: B read by rows ({ROWS_B_SHAPES}) verifies, {label}",
+            where = f", B {2 * int(offset)} bytes off 16-byte alignment" if offset else ""
+            record(p.returncode == 0 and len(ok) == len(shapes.split(",")),
+                   f"{step}: {dtype}: B read by rows ({shapes}) verifies, {' '.join(scal)}{where}",
                    tail(p.stderr) + f" ({[r['kernel'] for r in rows]})")
-    for tool, beta in (("memcheck", "0.5"), ("racecheck", "0")):
+    for tool, beta, offset in (("memcheck", "0.5", ""), ("racecheck", "0", ""),
+                               ("memcheck", "0", "3")):
         p = run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", exe, "--shapes",
-                 "17x4097x2049,9x4099x2048", "--reps", "0", "--dtype", "bf16", "--beta", beta])
-        record(p.returncode == 0, f"{step}: bf16: B read by rows: compute-sanitizer {tool}, beta {beta}",
+                 "17x4097x2049,9x4099x2048", "--reps", "0", "--dtype", "bf16", "--beta", beta],
+                env=dict(os.environ, GEMM_TEST_B_OFFSET=offset))
+        where = f", B {2 * int(offset)} bytes off alignment" if offset else ""
+        record(p.returncode == 0,
+               f"{step}: bf16: B read by rows: compute-sanitizer {tool}, beta {beta}{where}",
                tail(p.stdout + p.stderr))
 
 
@@ -925,6 +936,17 @@ def plan_tests():
         missing = [p for p in step_paths(step) if p not in planned]
         record(not missing and "refused:" in planned, f"{step}: tests/plans.txt plans every path and a refusal",
                f"never planned: {missing}")
+        plan_h = os.path.join(step, "plan.h")
+        if os.path.exists(plan_h) and "ROWS_B" in open(plan_h).read():
+            # B's base, not only N, decides: the same shapes read B by rows only when it is off
+            for offset, want in (("", False), ("1", True), ("7", True)):
+                p = run([os.path.join(step, "gemm"), "--plan", "--sms", "132", "--dtype", "fp16",
+                         "--shapes", ",".join(ROWS_B_OFFSET_SHAPES.split(",")[:2])],
+                        env=dict(os.environ, GEMM_TEST_B_OFFSET=offset))
+                rows_b = [l.split()[0] for l in p.stdout.splitlines() if "rows=B" in l.split()]
+                record(p.returncode == 0 and len(rows_b) == (2 if want else 0),
+                       f"{step}: plan with B {2 * int(offset or 0)} bytes past a 16-byte boundary"
+                       f" {'reads B by rows' if want else 'reads B by TMA'}", tail(p.stdout + p.stderr))
 
 
 def tf32_baseline_test():
