@@ -264,6 +264,11 @@ def static_checks():
         clean = bool(spills) and not any(spills) and not any(stack)
         record(clean, f"{step}: {label}: ptxas reports zero spill bytes and no stack frame",
                f"spill bytes {spills}, stack {stack}")
+        if "wgmma.mma_async" in ptx:  # ptxas's C75xx: it waits for each wgmma before the next
+            serialized = re.findall(r"wgmma\.mma_async instructions are serialized (.*?) in the "
+                                    r"function '(\S+)'", p.stderr)
+            record(not serialized, f"{step}: {label}: ptxas keeps the wgmmas asynchronous "
+                   "(no serialization warning)", "; ".join(f"{f}: {why}" for why, f in serialized[:2]))
         smem_check(step, arch, config, label, p.stderr)
         record(".entry" in ptx, f"{step}: {label}: nvcc kept the PTX that the rows below read",
                f"{len(ptx)} characters of PTX")
