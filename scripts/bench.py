@@ -26,6 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import steps as stepinfo  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if os.environ.get("GEMM_TEST_B_OFFSET", "0") not in ("", "0"):
+    sys.exit("bench.py: GEMM_TEST_B_OFFSET is make test's hook (B stored off alignment); unset it to measure")
 FIELDS = ["run", "step", "dtype", "m", "n", "k", "path", "kernel", "ms", "gflops", "cublas_gflops", "ratio", "check", "ref_s",
           "gpu", "driver", "cuda", "commit", "date", "config"]
 
