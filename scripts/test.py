@@ -129,6 +129,12 @@ def cli_tests(have_gpu):
                f"{step}: --plan {'prints its choice' if step_paths(step) else 'is refused: one kernel'}, no GPU",
                f"rc {p.returncode}, '{tail(p.stdout + p.stderr, 2)}'")
         if step == library:
+            p = run([exe, "--plan", "--shapes", "8x8x8"], timeout=60,
+                    env=dict(os.environ, GEMM_TEST_B_OFFSET="9"))
+            record(p.returncode == 2 and not p.stdout and "GEMM_TEST_B_OFFSET=9" in p.stderr
+                   and len(p.stderr.strip().splitlines()) == 1,
+                   f"{step}: GEMM_TEST_B_OFFSET=9 (the test hook's 0-7 exceeded) stops with one line",
+                   f"rc {p.returncode}, '{tail(p.stdout + p.stderr, 2)}'")
             # the library step plans on any SM count the parser takes: a rule that divides by the
             # clusters that fit (step 34: 30 of four on 132 SMs) must not divide by zero on 1-4
             shapes = "256x264x4104,227x3816x13192,4096x4096x4096"
