@@ -556,9 +556,9 @@ static int check_arch(const gemm_step *step, const struct cudaDeviceProp *prop, 
  * H100's and H200's 132 by default), host code only; 2 if a forced path cannot run on a shape. */
 static int print_plans(const gemm_step *step, const gemm_options *o) {
     int status = 0;
+    const size_t b_offset = test_b_offset() * (o->dtype == GEMM_F32 ? 4 : 2);
     for (int i = 0; i < o->nshapes; i++) {
         const int *s = o->shapes[i];
-        const size_t b_offset = test_b_offset() * (o->dtype == GEMM_F32 ? 4 : 2);
         gemm_args a = {s[0], s[1], s[2], o->alpha, o->beta, o->dtype, ALIGNED_PTR,
                        (const char *)ALIGNED_PTR + b_offset, ALIGNED_PTR, "default", o->path, "",
                        o->layout, o->out, o->epilogue,

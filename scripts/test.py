@@ -516,13 +516,18 @@ ROWS_B_SHAPES = "31x4148x2100,17x4097x2049,24x8191x1152,9x4099x2048,11x3921x1204
 ROWS_B_OFFSET_SHAPES = "17x4096x2048,24x4104x2056,9x4099x2048"
 
 
+def reads_b_by_rows(step):
+    """Whether the step's plan.h has the rows path for B (ROWS_B, step 38 on)."""
+    plan_h = os.path.join(ROOT, step, "plan.h")
+    return os.path.exists(plan_h) and "ROWS_B" in open(plan_h).read()
+
+
 def rows_b_tests(step, exe):
     """A step whose plan.h reads B by rows (ROWS_B): its plans on the shapes above verify in both
     dtypes, beta 0 with C poisoned and beta != 0, each launching the swapped tile with rows=B and no
     copy of B, also where B starts 2 or 6 bytes past a 16-byte boundary (GEMM_TEST_B_OFFSET);
     memcheck and racecheck find nothing."""
-    plan_h = os.path.join(ROOT, step, "plan.h")
-    if not os.path.exists(plan_h) or "ROWS_B" not in open(plan_h).read():
+    if not reads_b_by_rows(step):
         return
     sms = gpu_sm_count()
     if sms != 132:  # the plans below are those of 132 SMs (H200, H100 SXM and NVL)
@@ -950,8 +955,7 @@ def plan_tests():
         missing = [p for p in step_paths(step) if p not in planned]
         record(not missing and "refused:" in planned, f"{step}: tests/plans.txt plans every path and a refusal",
                f"never planned: {missing}")
-        plan_h = os.path.join(step, "plan.h")
-        if os.path.exists(plan_h) and "ROWS_B" in open(plan_h).read():
+        if reads_b_by_rows(step):
             # B's base, not only N, decides: the same shapes read B by rows only when it is off
             for offset, want in (("", False), ("1", True), ("7", True)):
                 p = run([os.path.join(step, "gemm"), "--plan", "--sms", "132", "--dtype", "fp16",
