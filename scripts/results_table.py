@@ -92,17 +92,23 @@ def front_table(rows):
     rows = [r for r in rows if r["run"] == "bench" and stepinfo.at_main_shape(r)]
     if not rows:
         return "No recorded results yet: run `make bench` on a GPU.\n"
-    rows.sort(key=lambda r: (r["gpu"], r["step"], r["dtype"]))
-    out = ["| step | dtype | GFLOPS | % of cuBLAS | % of peak | speed-up over the step before |",
-           "|---|---|---:|---:|---:|---:|"]
-    prev = {}
-    for r in rows:
-        g = float(r["gflops"])
-        before = prev.get((r["gpu"], r["dtype"]))
-        out.append(f"| {r['step']} | {r['dtype']} | {fmt(g)} | {100 * float(r['ratio']):.1f}% | {peak_pct(r)} | "
-                   + (f"{g / before:.2f}x" if before else "") + " |")
-        prev[(r["gpu"], r["dtype"])] = g
-    return "\n".join(out) + "\n\n" + provenance(rows)
+    # one table per GPU, the reference GPU's first: a speed-up or a ratio compares one GPU's rows
+    gpus = sorted({r["gpu"] for r in rows}, key=lambda g: (g != REFERENCE_GPU, g))
+    parts = []
+    for gpu in gpus:
+        mine = sorted((r for r in rows if r["gpu"] == gpu), key=lambda r: (r["step"], r["dtype"]))
+        out = ([] if gpu == gpus[0] else [f"On the {gpu}:", ""]) + [
+            "| step | dtype | GFLOPS | % of cuBLAS | % of peak | speed-up over the step before |",
+            "|---|---|---:|---:|---:|---:|"]
+        prev = {}
+        for r in mine:
+            g = float(r["gflops"])
+            before = prev.get(r["dtype"])
+            out.append(f"| {r['step']} | {r['dtype']} | {fmt(g)} | {100 * float(r['ratio']):.1f}% | "
+                       f"{peak_pct(r)} | " + (f"{g / before:.2f}x" if before else "") + " |")
+            prev[r["dtype"]] = g
+        parts.append("\n".join(out) + "\n\n" + provenance(mine))
+    return "\n".join(parts)
 
 
 def detail_table(rows, with_step):
