@@ -215,6 +215,13 @@ def layout(step, c):
                  "  the consumer loads wgmma's A operand (B^T) from them into registers (8 two-byte loads "
                  "a k16 step) and wgmma reads it there",
                  "other shapes: the kernels of steps 13-37 (plan.h)"]
+    if n == 39:  # the step turns an existing tile round, not a new one
+        extra = ["where the plan takes 192 x 96 tiles, K >= 1024 and turned round they are no more: "
+                 "the swapped product C^T = B^T A^T,",
+                 "  192 rows of N in three consumer warpgroups (wgmma's M) by 96 rows of M (its N): "
+                 "B's stage is three whole 64-column boxes,",
+                 "  where the plain tile loads two for 96 columns; C leaves from the registers",
+                 "other shapes: the kernels of steps 13-38 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",

@@ -684,7 +684,7 @@ def library_step():
 
 def tile_path(path):
     """A path of one tensor-core kernel over tiles (every one of them needs a tensor map)."""
-    return path.startswith(("tma_", "pair_", "quad_")) or path == "swap"
+    return path.startswith(("tma_", "pair_", "quad_", "turned_")) or path == "swap"
 
 
 def feasible(path, m, n, k):
@@ -707,7 +707,7 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
     tma_nW, pair_nW, pair_m_nW, quad_nW and quad_m_nW a W-wide tile in one K range, alone or in a
     cluster of two or four (side by side, or along M); swap the swapped product; quad_swap four swapped tiles
     stacked along N ("4n"), M rounded up to 32, pair_swap two ("2n") of 16 rows; splitk two or more K ranges; padded a
-    tile kernel; the others their own kernel. wide_b: the step copies B into rows of 64 where
+    tile kernel; turned_n96 the 192 x 96 tile swapped; the others their own kernel. wide_b: the step copies B into rows of 64 where
     its rule (plan.h's copies_for) holds; rows_b: the step reads B by rows, not from a copy, where
     step 38's rule holds."""
     w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
@@ -718,6 +718,8 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
                 and w.get("splits") == "1" and w.get("cluster") == cluster)
     if path == "swap":
         return w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == "1"
+    if path == "turned_n96":  # step 39: 192 rows of N (three consumer warpgroups) by 96 of M, swapped
+        return {"tile=192x96", "wg=3", "swap=1", "cluster=1", "splits=1"} <= set(kernel.split())
     if path in ("quad_swap", "pair_swap"):  # four (two) swapped tiles along N, M rounded up to 32 (16)
         m = shape[0]
         width = 16 if path == "pair_swap" else 32 if m <= 32 else min(128, (m + 31) // 32 * 32)
@@ -755,7 +757,10 @@ PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", 
                      # consumer warpgroups (N = 8456)
                      "pair_swap": ["1x200x1000", "16x136x520", "9x8456x72", "4x6144x4096"],
                      # swap: the tall widths 96 and 128, one and two consumer warpgroups
-                     "swap": ["79x8456x136", "100x8456x72", "79x4096x1000", "100x4096x1000"]}
+                     "swap": ["79x8456x136", "100x8456x72", "79x4096x1000", "100x4096x1000"],
+                     # turned_n96: partial tiles both ways (N = 200 of 384, M = 300 of 384), one tile
+                     # row of N, a K of 1000 (a part slice), and many tiles (more than the SMs)
+                     "turned_n96": ["300x200x1000", "97x72x256", "1000x1000x1024", "2000x1600x136"]}
 
 
 def path_shapes(path):
