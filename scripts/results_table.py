@@ -56,6 +56,14 @@ def step_gpu(rows, step):
     return next(iter(gpus_of([r for r in rows if r["step"] == step])), REFERENCE_GPU)
 
 
+def dispatch_gpu(rows, step):
+    """The GPU of a step's dispatch table: the step's own (step_gpu) where `--run dispatch` of the
+    step ran there, else one where it ran (its rows are one run's on one GPU either way)."""
+    ran = [r for r in rows if r["run"] == "dispatch" and r["step"] == step]
+    own = step_gpu(rows, step)
+    return own if any(r["gpu"] == own for r in ran) else next(iter(gpus_of(ran)), own)
+
+
 def size_key(r):
     return (int(r["m"]) * int(r["n"]) * int(r["k"]) != 4096 ** 3, int(r["m"]), int(r["n"]), int(r["k"]))
 
@@ -501,7 +509,8 @@ def main():
     for p in sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md"))):
         step = os.path.basename(os.path.dirname(p))
         mine = by_gpu.get(step_gpu(rows, step), [])
-        pages[p] = {"results": step_table(mine, step), "dispatch": dispatch_table(mine, step),
+        pages[p] = {"results": step_table(mine, step),
+                    "dispatch": dispatch_table(by_gpu.get(dispatch_gpu(rows, step), []), step),
                     "widths": widths_table(mine, step), "linear": linear_table(mine, step, True),
                     "linear_shapes": linear_table(mine, step, False), "targets": targets_table(mine, step)}
     # Tables a page must show: a removed pair of markers would leave its numbers unchecked. The

@@ -760,7 +760,10 @@ PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", 
                      "swap": ["79x8456x136", "100x8456x72", "79x4096x1000", "100x4096x1000"],
                      # turned_n96: partial tiles both ways (N = 200 of 384, M = 300 of 384), one tile
                      # row of N, a K of 1000 (a part slice), and many tiles (more than the SMs)
-                     "turned_n96": ["300x200x1000", "97x72x256", "1000x1000x1024", "2000x1600x136"]}
+                     "turned_n96": ["300x200x1000", "97x72x256", "1000x1000x1024", "2000x1600x136"],
+                     # padded: step 39 turns this one's tile round on copies of A and B (K, N odd:
+                     # C stored from the registers), partial tiles both ways
+                     "padded": ["1497x1477x1033"]}
 
 
 def path_shapes(path):
