@@ -707,7 +707,7 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
     tma_nW, pair_nW, pair_m_nW, quad_nW and quad_m_nW a W-wide tile in one K range, alone or in a
     cluster of two or four (side by side, or along M); swap the swapped product; quad_swap four swapped tiles
     stacked along N ("4n"), M rounded up to 32, pair_swap two ("2n") of 16 rows; splitk two or more K ranges; padded a
-    tile kernel; turned_n96 the 192 x 96 tile swapped; the others their own kernel. wide_b: the step copies B into rows of 64 where
+    tile kernel; turned_n96 the 192 x 96 tile swapped, turned_pair two along M; the others their own kernel. wide_b: the step copies B into rows of 64 where
     its rule (plan.h's copies_for) holds; rows_b: the step reads B by rows, not from a copy, where
     step 38's rule holds."""
     w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
@@ -718,8 +718,10 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
                 and w.get("splits") == "1" and w.get("cluster") == cluster)
     if path == "swap":
         return w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == "1"
-    if path == "turned_n96":  # step 39: 192 rows of N (three consumer warpgroups) by 96 of M, swapped
-        return {"tile=192x96", "wg=3", "swap=1", "cluster=1", "splits=1"} <= set(kernel.split())
+    if path in ("turned_n96", "turned_pair"):  # step 39: 192 rows of N (three consumer warpgroups)
+        # by 96 of M, swapped; step 40: in clusters of two along M
+        cluster = "cluster=2" if path == "turned_pair" else "cluster=1"
+        return {"tile=192x96", "wg=3", "swap=1", cluster, "splits=1"} <= set(kernel.split())
     if path in ("quad_swap", "pair_swap"):  # four (two) swapped tiles along N, M rounded up to 32 (16)
         m = shape[0]
         width = 16 if path == "pair_swap" else 32 if m <= 32 else min(128, (m + 31) // 32 * 32)
@@ -761,9 +763,12 @@ PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", 
                      # turned_n96: partial tiles both ways (N = 200 of 384, M = 300 of 384), one tile
                      # row of N, a K of 1000 (a part slice), and many tiles (more than the SMs)
                      "turned_n96": ["300x200x1000", "97x72x256", "1000x1000x1024", "2000x1600x136"],
+                     # turned_pair: an odd count of tiles along M (the last pair's second block past
+                     # M), one tile along M (its partner all zeros), more pairs than fit at once
+                     "turned_pair": ["200x200x2048", "96x192x64", "97x72x256", "2000x1600x136"],
                      # padded: step 39 turns this one's tile round on copies of A and B (K, N odd:
                      # C stored from the registers), partial tiles both ways
-                     "padded": ["1497x1477x1033"]}
+                     "padded": ["1497x1477x1033", "558x4183x2520"]}
 
 
 def path_shapes(path):
