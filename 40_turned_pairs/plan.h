@@ -130,12 +130,12 @@ static bool turn_pays(int m, int n, int k) {
 /* Step 40: the turned tiles in pairs along M, a cluster of two blocks on tiles (x, 2j) and
  * (x, 2j + 1): both read the same 192 rows of B, and each loads half of a stage's k-rows of them
  * into both, so that B's tile leaves L2 once for two tiles (L2 was the busiest unit: README.md).
- * Where K is long (TURN_PAIR_MIN_K: at 1536^3 the pairs were slower), M makes two tiles or more
- * (else the partner multiplies zeros) and the pairs run in one wave, as on the shapes measured. */
+ * Where K is long (TURN_PAIR_MIN_K: at 1536^3 the pairs were slower) and the pairs run in one
+ * wave, as on the shapes measured. M > 128 (tensor_plan), so there are two tiles along M or more;
+ * with an odd count the last pair's second block multiplies zeros and stores nothing. */
 #define TURN_PAIR_MIN_K 2048
 static bool turned_pairs_pay(int m, int n, int k, int sms) {
-    const int rows = ceil_div(m, 96); /* the turned tiles along M */
-    return k >= TURN_PAIR_MIN_K && rows >= 2 && 2 * ceil_div(rows, 2) * ceil_div(n, 192) <= sms;
+    return k >= TURN_PAIR_MIN_K && 2 * ceil_div(ceil_div(m, 96), 2) * ceil_div(n, 192) <= sms;
 }
 
 static gemm_plan tensor_plan(int m, int n, int k, int sms, int forced_bn, bool forced_split) {

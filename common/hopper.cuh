@@ -7,8 +7,7 @@
  *                  fence_mbarrier_init                                          (step 11)
  *   TMA            tma_load                                                     (step 11)
  *                  tma_store, bulk_commit, bulk_wait_read, fence_async_shared   (step 13)
- *                  tma_load_multicast                                           (step 19)
- *                  tma_load_to<BLOCKS> (one of the two, chosen at compile time)  (step 40)
+ *                  tma_load_multicast (step 19), tma_load_to<BLOCKS> (step 40)
  *   wgmma          sw128_desc, wgmma<N, TRANS_A, TRANS_B>, wgmma_fence, wgmma_commit,
  *                  wgmma_wait, fence_registers                                  (step 11)
  *                  wgmma_rs<N> (the A operand from registers)                   (step 38)
@@ -108,15 +107,6 @@ static __device__ __forceinline__ void tma_load_multicast(void *dst, const CUten
                  "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar)),
                  "h"(cta_mask)
                  : "memory");
-}
-/* tma_load where BLOCKS is 1, else tma_load_multicast to blocks 0 .. BLOCKS - 1 of the cluster. */
-template <int BLOCKS>
-static __device__ __forceinline__ void tma_load_to(void *dst, const CUtensorMap *map, int x, int y,
-                                                   uint64_t *bar) {
-    if constexpr (BLOCKS > 1)
-        tma_load_multicast(dst, map, x, y, bar, (1 << BLOCKS) - 1);
-    else
-        tma_load(dst, map, x, y, bar);
 }
 /* The other way: the box at (x, y) of the tensor map from shared memory at src (elements past the
  * tensor's edge are not written). The copies a thread issues form bulk groups: commit_group closes
@@ -375,6 +365,17 @@ static __device__ __forceinline__ void cp_async_wait_all() {
 static __device__ __forceinline__ void cp_async_arrive(uint64_t *bar) {
     asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(bar))
                  : "memory");
+}
+
+/* ---- TMA, chosen at compile time: tma_load where BLOCKS is 1, else tma_load_multicast to blocks
+ * 0 .. BLOCKS - 1 of the cluster (step 40: B's tile shared by a pair, or each block's own). ---- */
+template <int BLOCKS>
+static __device__ __forceinline__ void tma_load_to(void *dst, const CUtensorMap *map, int x, int y,
+                                                   uint64_t *bar) {
+    if constexpr (BLOCKS > 1)
+        tma_load_multicast(dst, map, x, y, bar, (1 << BLOCKS) - 1);
+    else
+        tma_load(dst, map, x, y, bar);
 }
 
 #endif /* HOPPER_CUH */

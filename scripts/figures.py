@@ -222,6 +222,13 @@ def layout(step, c):
                  "B's stage is three whole 64-column boxes,",
                  "  where the plain tile loads two for 96 columns; C leaves from the registers",
                  "other shapes: the kernels of steps 13-38 (plan.h)"]
+    if n == 40:  # the step pairs an existing tile, not a new one
+        extra = ["where K >= 2048 and the pairs make one wave, step 39's turned tiles (192 rows of N by 96 "
+                 "of M) in clusters of two along M:",
+                 "  both blocks read the same 192 rows of B; each loads half of a stage's 64 k-rows of them "
+                 "into both (TMA multicast),",
+                 "  so B's tile leaves L2 once for two tiles; each block loads its own 96 rows of A",
+                 "other shapes: the kernels of steps 13-39 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
