@@ -40,8 +40,8 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     static constexpr int B_ATOMS = (BN + 63) / 64;
     /* SWAP: the product C^T = B^T A^T. Its A operand (rows of C^T: columns n of C) is a tile of
      * B, WG boxes of 64 columns x BK rows (MN-major, as B above); its B operand (m) is a tile of
-     * A, one box of BK x BN rows (K-major, as A above; in a cluster, a box of BN / PAIR rows from
-     * each block), BN = 16, 32, 64, 96 or 128. */
+     * A, one box of BK x BN rows (K-major, as A above; stacked along N, a box of BN / PAIR rows
+     * from each block), BN = 16, 32, 64, 96 or 128. */
     static constexpr int A_TILE_BYTES = BM * BK * 2;
     static constexpr int B_TILE_BYTES = SWAP ? BK * BN * 2 : BK * B_ATOMS * 64 * 2;
     static constexpr int STAGE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
@@ -225,9 +225,9 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
                 /* boxes past the edge still deliver all bytes */
                 mbar_expect_bytes(&full[pos.stage], ring::STAGE_BYTES);
                 if constexpr (SWAP) { /* A operand: columns n of B; B operand: rows m of A */
-                    constexpr int B_COPIES = ALONG_M ? 1 : PAIR; /* stacked along M: B shared */
-                    for (int j = 0, k0 = rank * (BK / B_COPIES) % BK; j < WG; j++) /* its k-rows */
-                        tma_load_to<B_COPIES>(a_tiles + pos.stage * BM * BK + (j * BK + k0) * 64,
+                    constexpr int B_BLOCKS = ALONG_M ? 1 : PAIR; /* !ALONG_M: tiles along M */
+                    for (int j = 0, k0 = B_BLOCKS > 1 ? rank * (BK / PAIR) : 0; j < WG; j++)
+                        tma_load_to<B_BLOCKS>(a_tiles + pos.stage * BM * BK + (j * BK + k0) * 64,
                                               &map_b, tile.x * BM + 64 * j, slice * BK + k0,
                                               &full[pos.stage]);
                     T *const b = b_tiles + pos.stage * B_TILE + ALONG_M * rank * BN / PAIR * BK;

@@ -764,8 +764,10 @@ PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", 
                      # row of N, a K of 1000 (a part slice), and many tiles (more than the SMs)
                      "turned_n96": ["300x200x1000", "97x72x256", "1000x1000x1024", "2000x1600x136"],
                      # turned_pair: an odd count of tiles along M (the last pair's second block past
-                     # M), one tile along M (its partner all zeros), more pairs than fit at once
-                     "turned_pair": ["200x200x2048", "96x192x64", "97x72x256", "2000x1600x136"],
+                     # M), one tile along M (its partner all zeros), more pairs than fit at once, and
+                     # a last slice that ends inside the second block's half of the k-rows
+                     "turned_pair": ["200x200x2048", "96x192x64", "97x72x256", "2000x1600x136",
+                                     "1000x1000x2040"],
                      # padded: step 39 turns this one's tile round on copies of A and B (K, N odd:
                      # C stored from the registers), partial tiles both ways
                      "padded": ["1497x1477x1033", "558x4183x2520"]}
