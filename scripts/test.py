@@ -707,7 +707,7 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
     tma_nW, pair_nW, pair_m_nW, quad_nW and quad_m_nW a W-wide tile in one K range, alone or in a
     cluster of two or four (side by side, or along M); swap the swapped product; quad_swap four swapped tiles
     stacked along N ("4n"), M rounded up to 32, pair_swap two ("2n") of 16 rows; splitk two or more K ranges; padded a
-    tile kernel; turned_n96 the 192 x 96 tile swapped, turned_pair two along M; the others their own kernel. wide_b: the step copies B into rows of 64 where
+    tile kernel; turned_n96 the 192 x 96 tile swapped, turned_pair two along M, turned_quad four; the others their own kernel. wide_b: the step copies B into rows of 64 where
     its rule (plan.h's copies_for) holds; rows_b: the step reads B by rows, not from a copy, where
     step 38's rule holds."""
     w = dict(x.split("=", 1) for x in kernel.split() if "=" in x)
@@ -718,9 +718,9 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
                 and w.get("splits") == "1" and w.get("cluster") == cluster)
     if path == "swap":
         return w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == "1"
-    if path in ("turned_n96", "turned_pair"):  # step 39: 192 rows of N (three consumer warpgroups)
-        # by 96 of M, swapped; step 40: in clusters of two along M
-        cluster = "cluster=2" if path == "turned_pair" else "cluster=1"
+    if path in ("turned_n96", "turned_pair", "turned_quad"):  # step 39: 192 rows of N (three
+        # consumer warpgroups) by 96 of M, swapped; step 40: in clusters of two along M; 41: four
+        cluster = "cluster=" + {"turned_pair": "2", "turned_quad": "4"}.get(path, "1")
         return {"tile=192x96", "wg=3", "swap=1", cluster, "splits=1"} <= set(kernel.split())
     if path in ("quad_swap", "pair_swap"):  # four (two) swapped tiles along N, M rounded up to 32 (16)
         m = shape[0]
@@ -768,6 +768,11 @@ PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", 
                      # a last slice that ends inside the second block's half of the k-rows
                      "turned_pair": ["200x200x2048", "96x192x64", "97x72x256", "2000x1600x136",
                                      "1000x1000x2040"],
+                     # turned_quad: three tiles along M (the fourth block past M), one (three blocks
+                     # all zeros), more fours than fit at once, and a last slice that ends inside
+                     # the fourth block's quarter of the k-rows, and inside the second's
+                     "turned_quad": ["200x200x2048", "96x192x64", "97x72x256", "2000x1600x136",
+                                     "1000x1000x2040", "300x600x2072"],
                      # padded: step 39 turns this one's tile round on copies of A and B (K, N odd:
                      # C stored from the registers), partial tiles both ways
                      "padded": ["1497x1477x1033", "558x4183x2520"]}
