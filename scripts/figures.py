@@ -229,6 +229,13 @@ def layout(step, c):
                  "into both (TMA multicast),",
                  "  so B's tile leaves L2 once for two tiles; each block loads its own 96 rows of A",
                  "other shapes: the kernels of steps 13-39 (plan.h)"]
+    if n == 41:  # the step clusters an existing tile, not a new one
+        extra = ["where step 40 pairs the turned tiles and 30 clusters of four or fewer cover them, "
+                 "the tiles in clusters of four along M:",
+                 "  the four blocks read the same 192 rows of B; each loads a quarter of a stage's 64 "
+                 "k-rows of them into all four (TMA multicast),",
+                 "  so B's tile leaves L2 once for four tiles; each block loads its own 96 rows of A",
+                 "other shapes: the kernels of steps 13-40 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
