@@ -368,7 +368,7 @@ static __device__ __forceinline__ void cp_async_arrive(uint64_t *bar) {
 }
 
 /* ---- TMA, chosen at compile time: tma_load where BLOCKS is 1, else tma_load_multicast to blocks
- * 0 .. BLOCKS - 1 of the cluster (step 40: B's tile shared by a pair, or each block's own). ---- */
+ * 0 .. BLOCKS - 1 of the cluster (steps 40, 41: B's tile shared by two or four, or own). ---- */
 template <int BLOCKS>
 static __device__ __forceinline__ void tma_load_to(void *dst, const CUtensorMap *map, int x, int y,
                                                    uint64_t *bar) {

@@ -144,6 +144,13 @@ def cli_tests(have_gpu):
                 record(p.returncode == 0 and len(got) == 3,
                        f"{step}: --plan --sms {sms} plans {shapes}",
                        f"rc {p.returncode}, '{tail(p.stdout + p.stderr, 2)}'")
+            # a forced cluster of four where the SMs hold none (3 SMs): refused, exit 2, named
+            for path, shape in (("turned_quad", "1000x1000x2048"), ("quad_swap", "79x200x1000")):
+                if path in step_paths(step):
+                    p = run([exe, "--plan", "--sms", "3", "--path", path, "--shapes", shape], timeout=60)
+                    record(p.returncode == 2 and "needs clusters of four SMs" in p.stdout + p.stderr,
+                           f"{step}: --plan --sms 3 --path {path} is refused (no cluster of four)",
+                           f"rc {p.returncode}, '{tail(p.stdout + p.stderr, 2)}'")
         p = run([exe, "--help"], timeout=60)
         listed = re.search(r"Paths of this step \(--path\): (.*)", p.stdout + p.stderr)
         listed = listed.group(1).split() if listed else []
