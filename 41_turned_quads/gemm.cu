@@ -171,8 +171,8 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
     uint64_t *const full = reinterpret_cast<uint64_t *>(out_tiles + ring::OUT_BYTES);
     uint64_t *const empty = full + STAGES;
 
-    static_assert((PAIR == 1 || PAIR == 2 || PAIR == 4) && BK / PAIR % 8 == 0,
-                  "two or four blocks share a tile, each loading whole 8-row swizzle groups");
+    static_assert((PAIR == 1 || PAIR == 2 || PAIR == 4) && (ALONG_M == SWAP || BK / PAIR % 8 == 0),
+                  "2 or 4 blocks share a tile; cut along K, each loads whole 8-row swizzle groups");
     static_assert(!SWAP || PAIR == 1 || !ALONG_M || BN % (8 * PAIR) == 0,
                   "swapped, stacked along N: each block's rows of A, whole 8-row swizzle groups");
     /* SWAP: the tiles cover C^T, N rows by M columns. PAIR > 1: a unit is PAIR neighbouring tiles,

@@ -8,8 +8,8 @@ typedef struct {
     int bn, wg, splits; /* for the tensor-core paths: tile width, consumer warpgroups, K ranges */
     int pair;           /* 2: clusters of two blocks side by side that share the A tile; -2: */
                         /* two along M, one above the other, that share the B tile; 4, -4: four */
-                        /* (swapped, -2 and -4: stacked along N, sharing A's rows; 2: along */
-                        /* M, sharing B's: steps 40, 41) */
+                        /* (swapped, -2 and -4: stacked along N, sharing A's rows; 2 and 4: */
+                        /* along M, sharing B's: steps 40, 41) */
     bool swap;          /* the swapped product C^T = B^T A^T, M in the instruction's N */
     double us;          /* the model's estimate */
 } gemm_plan;
