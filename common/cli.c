@@ -38,7 +38,7 @@ void gemm_usage(FILE *f, const char *prog, unsigned step_dtypes) {
             "  --csv         print a CSV header and one line per shape\n"
             "  --save DIR    write A, B, C_in, C_out as float32 .npy files to DIR\n"
             "  --shapes L    run several shapes in one process, e.g. 1x1x1,33x7x129\n"
-            "  --path NAME   force one code path of a step that chooses by shape (13 on)\n"
+            "  --path NAME   force one code path of a step that chooses by shape (14 on)\n"
             "  --plan        print the path and kernel each shape would launch; no GPU needed\n"
             "  --sms N       the SM count --plan assumes (default 132: an H100 or H200)\n"
             "  --layout L    A, then B: N row-major, T column-major (NT: B stored N x K, as x W^T)\n"

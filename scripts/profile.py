@@ -3,8 +3,8 @@
 
     python3 scripts/profile.py NN_step [--shape 4096 | MxNxK] [--dtype fp32] [--path NAME]
 
-Profiles the step's first launch of its main kernel (gemm_kernel; for step 13 also a GEMV
-kernel or the fallback, whichever the shape or --path takes) with the full set of sections
+Profiles the step's first launch of its main kernel (gemm_kernel; for the steps that choose by
+shape also a GEMV, small-K or fallback kernel, whichever the shape or --path takes) with the full set of sections
 and the GPU's own clocks (--clock-control none: the numbers match make
 bench), saves the report as build/profile/<step>_<shape>.ncu-rep for the
 ncu GUI, and prints the counters the articles read:
@@ -54,7 +54,7 @@ def main():
     ap.add_argument("step")
     ap.add_argument("--shape", default="4096", type=parse_size, help="N or MxNxK (default 4096)")
     ap.add_argument("--dtype", default="", help="fp32, fp16 or bf16 (default: the step's first)")
-    ap.add_argument("--path", default="", help="a path of a step that chooses by shape (13), as --path")
+    ap.add_argument("--path", default="", help="a path of a step that chooses by shape (14 on), as --path")
     args = ap.parse_args()
     step = args.step.rstrip("/")
     exe = os.path.join(ROOT, step, "gemm")
