@@ -61,7 +61,7 @@
 
 static_assert(WARPGROUPS == 1 || WARPGROUPS == 2,
               "one or two consumer warpgroups (64 or 128 rows)");
-static_assert(BN == 256, "wgmma's N is 256: the one wrapper below is m64n256k16");
+static_assert(BN == 256, "wgmma's N is 256: the accumulators and epilogue are written for it");
 static_assert(BK * 2 == 128,
               "an A tile row is exactly one 128-byte swizzle row: the descriptors below assume it");
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
