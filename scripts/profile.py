@@ -4,8 +4,8 @@
     python3 scripts/profile.py NN_step [--shape 4096 | MxNxK] [--dtype fp32] [--path NAME]
 
 Profiles the step's first launch of its main kernel (gemm_kernel; for the steps that choose by
-shape also a GEMV, small-K or fallback kernel, whichever the shape or --path takes) with the full set of sections
-and the GPU's own clocks (--clock-control none: the numbers match make
+shape also a GEMV, small-K or fallback kernel, whichever the shape or --path takes) with the
+full set of sections and the GPU's own clocks (--clock-control none: the numbers match make
 bench), saves the report as build/profile/<step>_<shape>.ncu-rep for the
 ncu GUI, and prints the counters the articles read:
 SM and DRAM throughput, achieved occupancy, registers per thread,
