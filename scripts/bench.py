@@ -124,10 +124,11 @@ def run_name(args):
     return f"path:{args.path}" if args.path else args.run
 
 
-def run_batches(args, steps, env, rows):
+def run_batches(args, steps, env, rows, path):
     """The shape set (or, with --batch, the sizes given), BATCH shapes per process (one cuBLAS
     handle, one CUDA context): those small enough for the float64 check (--check-up-to) verified,
-    the others timed only."""
+    the others timed only. The results file is written after every batch, so that a run stopped
+    part way keeps the rows it measured."""
     import shape_set
     if args.batch:
         shapes = args.sizes
@@ -153,6 +154,7 @@ def run_batches(args, steps, env, rows):
                     for r in got:
                         row = result_row(r, env, run_name(args))
                         rows[key(row)] = row
+                    save(path, rows)
                     print(f"{step:<20} {dtype:<5} {len(got)} of {len(batch)} shapes recorded "
                           f"({'verified' if verify else 'timed only'})", flush=True)
     return status
@@ -216,7 +218,7 @@ def main():
     print(f"{'step':<20} {'dtype':<5} {'M x N x K':<16} {'GFLOPS':>10} {'cuBLAS':>10} {'% cuBLAS':>9} {'vs prev':>8}  path: configuration",
           flush=True)
     if args.shape_set or args.batch:
-        status = run_batches(args, steps, env, rows)
+        status = run_batches(args, steps, env, rows, path)
         save(path, rows)
         print(f"recorded in {os.path.relpath(path, ROOT)}")
         return status
