@@ -204,10 +204,12 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
 #define WGMMA_R11                                                                                  \
     WGMMA_R7 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"    \
              ", %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
-#define WGMMA_R15                                                                                  \
+#define WGMMA_R13                                                                                  \
     WGMMA_R11 ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109"   \
-              ", %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122"     \
-              ", %123, %124, %125, %126, %127"
+              ", %110, %111"
+#define WGMMA_R15                                                                                  \
+    WGMMA_R13 ", %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124"     \
+              ", %125, %126, %127"
 #define WGMMA_ACC8(i)                                                                              \
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),    \
         "+f"(d[i + 6]), "+f"(d[i + 7])
@@ -218,7 +220,8 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
 #define WGMMA_A5 WGMMA_A3, WGMMA_ACC8(32), WGMMA_ACC8(40)
 #define WGMMA_A7 WGMMA_A5, WGMMA_ACC8(48), WGMMA_ACC8(56)
 #define WGMMA_A11 WGMMA_A7, WGMMA_ACC8(64), WGMMA_ACC8(72), WGMMA_ACC8(80), WGMMA_ACC8(88)
-#define WGMMA_A15 WGMMA_A11, WGMMA_ACC8(96), WGMMA_ACC8(104), WGMMA_ACC8(112), WGMMA_ACC8(120)
+#define WGMMA_A13 WGMMA_A11, WGMMA_ACC8(96), WGMMA_ACC8(104)
+#define WGMMA_A15 WGMMA_A13, WGMMA_ACC8(112), WGMMA_ACC8(120)
 /* SHAPE: "n256"; REGS and the operands (last): the chunk lists ending at register n - 1; OPS:
  * "%n, %n + 1, p, 1, 1, %n + 3, %n + 4" and PRED "%n + 2", numbered per N (asm text cannot add). */
 #define WGMMA_ASM(TYPE, SHAPE, REGS, OPS, PRED, ...)                                               \
@@ -231,7 +234,8 @@ static __device__ __forceinline__ void fence_registers(float *d, int n) {
 /* D(64 x N) += A(64 x 16) B(16 x N) for T = __half or __nv_bfloat16; d holds N / 2 floats. */
 template <int N, int TRANS_A, int TRANS_B, typename T>
 static __device__ __forceinline__ void wgmma(float *d, uint64_t desc_a, uint64_t desc_b) {
-    static_assert(N == 256 || N == 192 || N == 128 || N == 96 || N == 64 || N == 32 || N == 16,
+    static_assert(N == 256 || N == 224 || N == 192 || N == 128 || N == 96 || N == 64 || N == 32 ||
+                      N == 16,
                   "the wgmma widths written out below");
     constexpr bool f16 = std::is_same_v<T, __half>;
     static_assert(f16 || std::is_same_v<T, __nv_bfloat16>, "16-bit inputs: f16 or bf16");
@@ -245,6 +249,7 @@ static __device__ __forceinline__ void wgmma(float *d, uint64_t desc_a, uint64_t
                       "%" #PR, __VA_ARGS__);                                                       \
     }
     WGMMA_CASE(256, WGMMA_R15, 128, 129, 130, 131, 132, WGMMA_A15)
+    WGMMA_CASE(224, WGMMA_R13, 112, 113, 114, 115, 116, WGMMA_A13)
     WGMMA_CASE(192, WGMMA_R11, 96, 97, 98, 99, 100, WGMMA_A11)
     WGMMA_CASE(128, WGMMA_R7, 64, 65, 66, 67, 68, WGMMA_A7)
     WGMMA_CASE(96, WGMMA_R5, 48, 49, 50, 51, 52, WGMMA_A5)

@@ -142,6 +142,8 @@ def layout(step, c):
     # Hopper: consumer warpgroups of 64 rows; step 11 has no producer warpgroup.
     wg = c.get("WARPGROUPS", 2)
     bm, bn, bk = 64 * wg, c.get("BN", 256), c.get("BK", 64)
+    if n == 42:  # the step's new width, drawn in place of the 128 x 256 tile of 4096^3
+        bn = 224
     mine = [(h, 8 * j + e) for j in range(bn // 8) for h in (0, 8) for e in (0, 1)]
     stages = c.get("STAGES", 4)
     roles = ("thread 0 issues every TMA load; both warpgroups multiply" if n == 11 else
@@ -236,6 +238,13 @@ def layout(step, c):
                  "k-rows of them into all four (TMA multicast),",
                  "  so B's tile leaves L2 once for four tiles; each block loads its own 96 rows of A",
                  "other shapes: the kernels of steps 13-40 (plan.h)"]
+    if n == 42:
+        extra = ["where N's columns of 224 make fewer or fuller waves of 128-row tiles than those of 192 "
+                 "or 256 (the plan's model): tiles 224 wide,",
+                 "  one wgmma m64n224k16 a k16 step per consumer warpgroup (112 accumulators); B's stage "
+                 "four 64-column boxes, the fourth read half;",
+                 "  C leaves in seven 32-column chunks, one TMA store each",
+                 "other shapes: the kernels of steps 13-41 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
