@@ -36,7 +36,7 @@ template <int BN, int WG, bool SWAP = false> struct tiling {
     /* setmaxnreg: what each consumer gets. __launch_bounds__(THREADS, 1) lets ptxas allocate up
      * to 65536 / THREADS registers (at most 255), and setmaxnreg.inc may only raise a count. */
     static constexpr int CONSUMER_REGISTERS = WG == 3 ? 152 : WG == 2 ? 232 : 248;
-    /* B arrives as boxes of 64 columns x BK rows; a 96-wide tile loads two and reads 96 columns */
+    /* B arrives as boxes of 64 columns x BK rows; a 96-wide tile loads two, a 224-wide one four */
     static constexpr int B_ATOMS = (BN + 63) / 64;
     /* SWAP: the product C^T = B^T A^T. Its A operand (rows of C^T: columns n of C) is a tile of
      * B, WG boxes of 64 columns x BK rows (MN-major, as B above); its B operand (m) is a tile of

@@ -59,7 +59,8 @@ static const char *tile_path(int bn, int pair) {
  * - a 128 x BN tile computes at a fraction of the SM's wgmma rate that falls with BN (n256: 1,
  *   n192: 0.95, n128: 0.88, n64: 0.57: fitted to the widths' times against cuBLAS, wave effects
  *   included, for the order of the widths on each shape, not the rates the kernels reach), 5
- *   TFLOPS per SM at n256; 192 x 96 at 0.77, from its time at 1536^3 against n192's;
+ *   TFLOPS per SM at n256; 192 x 96 at 0.77, from its time at 1536^3 against n192's; n224 (step
+ *   42) at 0.975, set between n192 and n256, not fitted;
  * - A and B come from DRAM at 3 TB/s (cuBLAS's rate at M = 1) once half the SMs stream (64
  *   tiles of 128 x 64 at N = 16 reach it), in proportion to the SMs that have work below that;
  *   swapped tiles, of 16 or 32 rows of A, once 0.55 of them do (SWAP_STREAM_SMS, an H100 fit);
