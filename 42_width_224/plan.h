@@ -92,7 +92,9 @@ static int swap_width(int m) {
 #define PAIR_M_MIN_K 512 /* the least K at which a pair along M pays (README.md) */
 /* Step 42: 224 wide, an instruction of 112 accumulators, between n192 and n256. Its rate is set
  * between theirs, not fitted: with it, the width that makes the fewest or fullest waves of tiles
- * wins where N's columns of 256 leave the last wave short and 192 a column more (README.md). */
+ * wins where N's columns of 256 leave the last wave short and 192 a column more. Measured, it is
+ * lower at long K, so that 224 loses where it only makes more tiles in the same rounds (README.md,
+ * docs/42_width_224.md): the next step's to fit. */
 static double wgmma_efficiency(int bn) {
     if (bn == 320) return 0.91; /* against n192 at equal work per SM (512 x 28672 x 4096) */
     if (bn == 224) return 0.975;
