@@ -218,8 +218,7 @@ def main():
     print(f"{'step':<20} {'dtype':<5} {'M x N x K':<16} {'GFLOPS':>10} {'cuBLAS':>10} {'% cuBLAS':>9} {'vs prev':>8}  path: configuration",
           flush=True)
     if args.shape_set or args.batch:
-        status = run_batches(args, steps, env, rows, path)
-        save(path, rows)
+        status = run_batches(args, steps, env, rows, path)  # saved after each batch
         print(f"recorded in {os.path.relpath(path, ROOT)}")
         return status
     status = 0

@@ -780,8 +780,9 @@ PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", 
                      # the fourth block's quarter of the k-rows, and inside the second's
                      "turned_quad": ["200x200x2048", "96x192x64", "97x72x256", "2000x1600x136",
                                      "1000x1000x2040", "300x600x2072"],
-                     # tma_n224, pair_m_n224: a second tile column of 8 (N = 232) or 232 (456) columns,
-                     # two whole ones (448), one K slice of 8, tile rows 1-3 (an odd pair's partner empty)
+                     # tma_n224, pair_m_n224: a last tile column of 8 (N = 232 and 456: the second and
+                     # third), two whole ones (448), one K slice of 8, tile rows 1-3 (an odd pair's
+                     # partner empty)
                      "tma_n224": ["65x456x8", "129x448x136", "1x232x72"],
                      "pair_m_n224": ["129x456x520", "65x232x8", "257x448x136"],
                      # padded: step 39 turns this one's tile round on copies of A and B (K, N odd:
