@@ -245,6 +245,12 @@ def layout(step, c):
                  "four 64-column boxes, the fourth read half;",
                  "  C leaves in seven 32-column chunks, one TMA store each",
                  "other shapes: the kernels of steps 13-41 (plan.h)"]
+    if n == 43:  # the step re-chooses among existing tiles, not a new one
+        extra = ["at K >= 2048: the width (256, 224, 192, 128) and cluster (one block a tile, or pairs "
+                 "along M sharing B) whose rounds take least,",
+                 "  a round of pairs being a pair on every two SMs, at rates measured at long K, where "
+                 "L2 more than the tensor cores bounds the loop",
+                 "other shapes: the kernels of steps 13-42 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
