@@ -378,18 +378,19 @@ static gemm_plan swap_clusters(const gemm_args *p, gemm_plan plan, int sms) {
     return (gemm_plan){"quad_swap", swap_width(p->m), wg, splits, -4, true, plan.us};
 }
 
-/* Step 43: at long K a tile's loop is bound less by the tensor cores than by L2 where most SMs
- * load: a block reads its tile's rows of A and columns of B every k-step, a block of a pair along
- * M half of B's. So from LONG_PAIR_MIN_K pairs along M pay in fewer than two waves too, and the
- * widths rank otherwise than by the model's rates. docs/42 forced every tile path on 39 large
- * shapes of K >= 2048 (H100); each rate below is a path's median there, in FLOPs a round against
- * pairs of 256-wide tiles. A round: a tile on every SM (one block a tile), or a pair on every two,
- * the partner of an odd last tile row multiplying zeros. Where a round keeps fewer than two
- * thirds of the SMs busy, one block a tile ran about as fast as the pair (36-84 tiles of 132:
- * 0.91-1.06 of its rate): L2 has bandwidth to spare. The plan's tiles (one block a tile or pairs
- * along M, 64 or 128 rows) give way to the width and cluster whose rounds take least, if that is
- * strictly less; 320 (one wave only), one block of 128 (not measured) and step 34's clusters of
- * four stay, and so does the plan's estimate. Pairs along M need two tile rows of 128 or more. */
+/* Step 43: at long K, where most SMs load, a block of one tile waits on its loads of A's rows
+ * and B's columns every k-step, and a block of a pair along M loads half of B's (README.md: the
+ * tensor pipe's activity and the DRAM bytes). So from LONG_PAIR_MIN_K pairs along M pay in fewer
+ * than two waves too, and the widths rank otherwise than by the model's rates. docs/42 forced
+ * every tile path on 39 large shapes of K >= 2048 (H100); each rate below is a path's median
+ * there, in FLOPs a round against pairs of 256-wide tiles. A round: a tile on every SM (one block
+ * a tile), or a pair on every two, the partner of an odd last tile row multiplying zeros. Where
+ * a round keeps fewer than two thirds of the SMs busy, one block a tile ran about as fast as the
+ * pair (36-84 tiles of 132: 0.91-1.06 of its rate): fewer blocks share the memory system. The
+ * plan's tiles (one block a tile or pairs along M, 64 or 128 rows) give way to the width and
+ * cluster whose rounds take least, if that is strictly less; 320 (one wave only), one block of
+ * 128 (not measured) and step 34's clusters of four stay, and so does the plan's estimate. Pairs
+ * along M need two tile rows of 128 or more. */
 #define LONG_PAIR_MIN_K 2048
 static const struct {
     int bn;
