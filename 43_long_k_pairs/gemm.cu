@@ -1,4 +1,4 @@
-/* Step 43: at K >= 2048, tiles in pairs along M where the pairs' rounds take less time.
+/* Step 43: at K >= 2048, the tile width and cluster whose rounds take least (README.md).
  *     make step N=43 && ./43_long_k_pairs/gemm 2770 1040 16104 --cublas
  * BUILD_ARCH: sm_90a
  */

@@ -378,22 +378,25 @@ static gemm_plan swap_clusters(const gemm_args *p, gemm_plan plan, int sms) {
     return (gemm_plan){"quad_swap", swap_width(p->m), wg, splits, -4, true, plan.us};
 }
 
-/* Step 43: at long K, where most SMs load, a block of one tile waits on its loads of A's rows
- * and B's columns every k-step, and a block of a pair along M loads half of B's (README.md: the
- * tensor pipe's activity and the DRAM bytes). So from LONG_PAIR_MIN_K pairs along M pay in fewer
- * than two waves too, and the widths rank otherwise than by the model's rates. docs/42 forced
- * every tile path on 39 large shapes of K >= 2048 (H100); each rate below is a path's median
- * there, in FLOPs a round against pairs of 256-wide tiles. A round: a tile on every SM (one block
- * a tile), or a pair on every two, the partner of an odd last tile row multiplying zeros. Where
- * a round keeps fewer than two thirds of the SMs busy, one block a tile ran about as fast as the
- * pair (36-84 tiles of 132: 0.91-1.06 of its rate): fewer blocks share the memory system. The
- * plan's tiles (one block a tile or pairs along M, 64 or 128 rows) give way to the width and
- * cluster whose rounds take least, if that is strictly less; 320 (one wave only), one block of
- * 128 (not measured) and step 34's clusters of four stay, and so does the plan's estimate. Pairs
- * along M need two tile rows of 128 or more. Step 44: from K = 512 (LONG_PAIR_MIN_K), where the
- * plan's estimate is PAIR_MIN_US or more: at K of 512-2047 the rates chose as well on shapes
- * not fitted on (docs/43_long_k_pairs.md), and in a short problem a cluster's start and end
- * weigh more than the k-loop (step 26). */
+/* Step 43: at long K, where most SMs load, a block of one tile waits on its loads of A's rows and
+ * B's columns every k-step; a block of a pair along M loads half of a stage's k-rows of B, into
+ * both (README.md: the tensor pipe's activity, the DRAM bytes). So from LONG_PAIR_MIN_K pairs
+ * along M pay in fewer than two waves too, and the widths rank otherwise than by the model's
+ * rates. docs/42 forced every tile path on 39 large shapes of K >= 2048 (H100); each rate below is
+ * a path's median there: its work a round over its time, against pair_m_n256's on the shape. A
+ * round: a tile on every SM (one block a tile), or a pair on every two, the partner of an odd last
+ * tile row multiplying zeros. Where a round keeps fewer than two thirds of the SMs busy, one block
+ * a tile ran about as fast as the pair (36-84 tiles of 132: 0.91-1.06 of its rate): fewer blocks
+ * share the memory system. The plan's tiles (one block a tile or pairs along M, 64 or 128 rows)
+ * give way to the width and cluster whose rounds take least, if that is strictly less; 320 (one
+ * wave only), one block of 128 (not measured), 96 and 64 wide, pairs along N, clusters of four,
+ * swapped tiles and split K stay, and so does the plan's estimate. Pairs along M need two tile
+ * rows of 128 or more; at two to four they are measured only at M = 512 (README.md), and an odd
+ * count pairs too (step 26 paired one only past M = 1024). Where 224 and 256 wide both make one
+ * round of one block a tile (64 x 28672 x 8192), 256 wins on a margin of 2.5%.
+ * Step 44: from K = 512 (LONG_PAIR_MIN_K), where the plan's estimate is PAIR_MIN_US or more: at K
+ * of 512-2047 the rates chose as well on shapes not fitted on (docs/43_long_k_pairs.md), and in a
+ * short problem a cluster's start and end weigh more than the k-loop (step 26). */
 #define LONG_PAIR_MIN_K 512
 static const struct {
     int bn;
@@ -420,7 +423,7 @@ static gemm_plan long_k_tiles(const gemm_args *p, gemm_plan plan, int sms) {
     double least = long_k_time(m, n, plan.bn, plan.wg, plan.pair, sms);
     if (least <= 0.0) return plan;
     for (const auto &r : LONG_K_RATES)
-        for (int pair = 1; pair >= -2; pair -= 3) { /* one block a tile, then pairs along M */
+        for (int pair : {1, -2}) { /* one block a tile, then pairs along M */
             if (pair == -2 && (plan.wg != 2 || m <= 128)) continue; /* two tile rows or more */
             const double t = long_k_time(m, n, r.bn, plan.wg, pair, sms);
             if (t > 0.0 && t < least)

@@ -249,8 +249,13 @@ def layout(step, c):
         extra = ["at K >= 2048: the width (256, 224, 192, 128) and cluster (one block a tile, or pairs "
                  "along M sharing B) whose rounds take least,",
                  "  a round of pairs being a pair on every two SMs, at rates measured at long K, where "
-                 "L2 more than the tensor cores bounds the loop",
+                 "blocks wait on their loads more than on the tensor cores",
                  "other shapes: the kernels of steps 13-42 (plan.h)"]
+    if n == 44:  # the step moves step 43's threshold, not a tile
+        extra = ["from K = 512 where the plan's estimate is 20 us or more (step 43: K >= 2048): the "
+                 "width and cluster (one block a tile, or pairs",
+                 "  along M sharing B) whose rounds take least, at step 43's rates",
+                 "other shapes: the kernels of steps 13-43 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
