@@ -380,8 +380,8 @@ static gemm_plan swap_clusters(const gemm_args *p, gemm_plan plan, int sms) {
 
 /* Step 43: at long K, where most SMs load, a block of one tile waits on its loads of A's rows and
  * B's columns every k-step; a block of a pair along M loads half of a stage's k-rows of B, into
- * both (README.md: the tensor pipe's activity, the DRAM bytes). So from LONG_PAIR_MIN_K pairs
- * along M pay in fewer than two waves too, and the widths rank otherwise than by the model's
+ * both (README.md: the tensor pipe's activity, the DRAM bytes). So from K = 2048 (step 43's fit)
+ * pairs along M pay in fewer than two waves too, and the widths rank otherwise than by the model's
  * rates. docs/42 forced every tile path on 39 large shapes of K >= 2048 (H100); each rate below is
  * a path's median there: its work a round over its time, against pair_m_n256's on the shape. A
  * round: a tile on every SM (one block a tile), or a pair on every two, the partner of an odd last
@@ -395,8 +395,8 @@ static gemm_plan swap_clusters(const gemm_args *p, gemm_plan plan, int sms) {
  * count pairs too (step 26 paired one only past M = 1024). Where 224 and 256 wide both make one
  * round of one block a tile (64 x 28672 x 8192), 256 wins on a margin of 2.5%.
  * Step 44: from K = 512 (LONG_PAIR_MIN_K), where the plan's estimate is PAIR_MIN_US or more: at K
- * of 512-2047 the rates chose as well on shapes not fitted on (docs/43_long_k_pairs.md), and in a
- * short problem a cluster's start and end weigh more than the k-loop (step 26). */
+ * of 512-2047 the rates chose as well on shapes not fitted on (docs/43_long_k_pairs.md); below
+ * PAIR_MIN_US step 26's pairs ran slower (not tried here). */
 #define LONG_PAIR_MIN_K 512
 static const struct {
     int bn;
