@@ -224,8 +224,7 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
         if constexpr (BY_ROWS) if (b_rows)
             return produce_rows<STAGES * ring::STAGE_BYTES, BN>(
                 &map_a, b_rows, smem, full, empty, N, K, units, tiles, splits,
-                [&](int t) { return unit_tile<PAIR, ALONG_M>(t, unit_rows, unit_cols, 0); },
-                k_ranks, k_rank);
+                [&](int t) { return unit_tile<PAIR, ALONG_M>(t, unit_rows, unit_cols, 0); });
         setmaxnreg_dec<PRODUCER_REGISTERS>();
         if (threadIdx.x != 0) return;
         /* The producer waits for a free stage with the opposite parity: on the first pass round
@@ -430,9 +429,10 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
 /* Step 13's kernel on BM x BN tiles (BM = 64 WG) with `splits` K ranges, swapped or in clusters. */
 template <typename T, int BN, int WG, bool SWAP = false, int PAIR = 1, bool ALONG_M = false>
 static cudaError_t launch_tma(gemm_args *p, int splits) {
-    /* step 45: splits < 0, K cut across the -splits blocks of a cluster */
+    /* step 45: splits < 0, K cut across the -splits blocks of a cluster (B copied, not by rows) */
     const int k_ranks = splits < 0 ? -splits : 1, planes = splits < 0 ? 1 : splits;
-    const int pad = copies_for(p, SWAP, rows_tile(SWAP, WG, PAIR, BN)), fills = line_fills(p, pad);
+    const int pad = copies_for(p, SWAP, rows_tile(SWAP, WG, PAIR, BN) && k_ranks == 1);
+    const int fills = line_fills(p, pad);
     describe_tile(p->kernel, BN, WG, SWAP, ALONG_M ? -PAIR : PAIR, splits, pad | fills);
     const void *a, *b;
     int lda, ldb;

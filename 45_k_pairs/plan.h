@@ -283,8 +283,9 @@ static int copies_for(const gemm_args *p, bool swap, bool rows_tile) {
     const bool by_rows = rows_tile && p->n >= 1024 && (double)p->k * p->n >= 1 << 23;
     return by_rows && pad & PAD_B ? (pad & ~PAD_B) | ROWS_B : pad;
 }
-static int copies_for(const gemm_args *p, const gemm_plan &plan) {
-    return copies_for(p, plan.swap, rows_tile(plan.swap, plan.wg, plan.pair, plan.bn));
+static int copies_for(const gemm_args *p, const gemm_plan &plan) { /* pair_k: B copied */
+    return copies_for(p, plan.swap,
+                      rows_tile(plan.swap, plan.wg, plan.pair, plan.bn) && plan.splits > 0);
 }
 
 /* Step 33: the tensor maps promote an L2 miss to the aligned 256 bytes that hold the sector

@@ -81,13 +81,11 @@ static __device__ __forceinline__ void stage_rows(unsigned char *staged, const T
  * into the tile kernel's ring (RING bytes) cut into fewer, larger stages; units as the TMA
  * producer walks them, tile_of(t) the t-th tile (x: 64 columns n, y: BN rows m). It keeps its
  * registers (no setmaxnreg.dec): with one consumer warpgroup, 256 threads, the consumers' raise to
- * CONSUMER_REGISTERS fits the SM's 64 K registers whatever ptxas allocated (at most 255 each).
- * Step 45: a cluster of k_ranks blocks on each unit, block k_rank on its part of the K range. */
+ * CONSUMER_REGISTERS fits the SM's 64 K registers whatever ptxas allocated (at most 255 each). */
 template <int RING, int BN, typename T, typename TileOf>
 static __device__ void produce_rows(const CUtensorMap *map_a, const T *b, unsigned char *ring,
                                     uint64_t *full, uint64_t *empty, int N, int K, int units,
-                                    int tiles, int splits, TileOf tile_of, int k_ranks = 1,
-                                    int k_rank = 0) {
+                                    int tiles, int splits, TileOf tile_of) {
     constexpr int STAGES = RING / ROWS_STAGE_BYTES(BN);
     static_assert(ROWS_STAGE_BYTES(BN) % 1024 == 0, "every stage's A tile on 1 KB (the swizzle)");
     static_assert(STAGED_TILE_BYTES >= BK * 64 * 2 && STAGES >= 2,
@@ -95,12 +93,12 @@ static __device__ void produce_rows(const CUtensorMap *map_a, const T *b, unsign
                   "the kernel has barriers; a ring");
     const int warp = threadIdx.x / 32;
     if (warp > 1 || (warp == 1 && threadIdx.x != 32)) return; /* warp 0: B; thread 32: A */
-    const int slices = (K + BK - 1) / BK, ranges = splits * k_ranks;
+    const int slices = (K + BK - 1) / BK;
     ring_pos pos = {0, 0};
-    for (int u = blockIdx.x / k_ranks; u < units; u += gridDim.x / k_ranks) {
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
         const int2 tile = tile_of(u % tiles);
-        const int range = u / tiles * k_ranks + k_rank;
-        for (int slice = range * slices / ranges; slice < (range + 1) * slices / ranges;
+        const int split = u / tiles;
+        for (int slice = split * slices / splits; slice < (split + 1) * slices / splits;
              slice++) {
             unsigned char *const stage = ring + pos.stage * ROWS_STAGE_BYTES(BN);
             mbar_wait(&empty[pos.stage], pos.phase ^ 1u);
