@@ -433,21 +433,21 @@ static gemm_plan long_k_tiles(const gemm_args *p, gemm_plan plan, int sms) {
     return plan;
 }
 
-/* Step 45: swapped tiles (M <= 32, one consumer warpgroup, one block a tile) launched as clusters
- * of four blocks that share nothing: a cluster's blocks run at once on one GPC, on four tiles that
- * lie side by side along N. At N = 4096 the plan's 64 blocks streamed B at 58% of the DRAM's peak
- * against cuBLAS's 68% with as many blocks, in clusters of four (Nsight Compute, README.md); so
- * launched, the same kernel ran 1.03-1.13x faster than one block a tile, or than the plan's K
- * split, where the tiles number 56-92 on 132 SMs (a sweep of N at M = 4, K = 4096 and 14336);
- * below, no faster; at 96-120, within 3% either way; past 4 x quad_clusters a wave more. Measured
- * on an H100 only. The tiles' one K range replaces a split (the clusters stream fast enough). */
+/* Step 45: swapped tiles (M <= 32, one consumer warpgroup, one block a tile, one K range)
+ * launched as clusters of four blocks that share nothing: a cluster's blocks run at once on one
+ * GPC, on four tiles side by side along N. At N = 4096 the plan's 64 blocks streamed B at 58% of
+ * the DRAM's peak against cuBLAS's 68% with as many blocks, in clusters of four (Nsight Compute,
+ * docs/44_k_pairs.md); so launched, the same kernel ran 1.05-1.13x faster where the tiles number
+ * 56-92 on 132 SMs (a sweep of N at M = 4, K = 4096 and 14336, and 40 drawn shapes); below that,
+ * 0.99-1.03x; at 96-120, 0.98-1.05x; past 4 x quad_clusters, a wave more. Where the plan splits K
+ * the split stays: one K range in clusters in its place lost up to 0.87x (README.md). Measured
+ * on an H100 only. */
 #define GROUP_BLOCKS 4
 static gemm_plan grouped_swaps(gemm_plan plan, int n, int sms) {
     const int tiles = ceil_div(n, 64);
-    if (!plan.swap || plan.wg != 1 || plan.pair != 1 || tiles * 132 < 56 * sms ||
-        tiles * 132 > 92 * sms || !quad_clusters(sms))
+    if (!plan.swap || plan.wg != 1 || plan.pair != 1 || plan.splits != 1 || tiles * 132 < 56 * sms
+        || tiles * 132 > 92 * sms || !quad_clusters(sms))
         return plan;
-    plan.splits = 1;
     plan.group = GROUP_BLOCKS;
     plan.path = "grouped_swap";
     return plan;

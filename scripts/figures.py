@@ -256,6 +256,12 @@ def layout(step, c):
                  "width and cluster (one block a tile, or pairs",
                  "  along M sharing B) whose rounds take least, at step 43's rates",
                  "other shapes: the kernels of steps 13-43 (plan.h)"]
+    if n == 45:  # the step launches an existing tile in clusters, not a new one
+        extra = ["where M <= 32 takes swapped tiles of 64 rows of N in one K range and they number 56-92 "
+                 "on 132 SMs: the same kernel,",
+                 "  its blocks launched as clusters of four that share nothing (a cluster runs at once on "
+                 "one GPC, four tiles side by side along N)",
+                 "other shapes: the kernels of steps 13-44 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
