@@ -475,7 +475,7 @@ static cudaError_t launch_tma(gemm_args *p, int splits, int group) {
      * launches; each instantiation keeps its own, since the boxes differ with BM, BN and PAIR). */
     static CUtensorMap map_a, map_b, map_c;
     static gemm_args made = {0};
-    static int clusters = 0, made_group = 0; /* how many clusters fit on the GPU at once */
+    static int clusters = 0, made_group = 0; /* clusters that fit at once, for this group */
     if (made.a != a || made.b != b || made.c != p->c || made.m != p->m || made.n != p->n ||
         made.k != p->k || made.dtype != p->dtype || made_group != group) {
         /* A's box: BK x BM / PAIR rows (a block of a cluster loads its share), swapped BK x BN /
@@ -505,11 +505,11 @@ static cudaError_t launch_tma(gemm_args *p, int splits, int group) {
     float *partial = NULL;
     if (splits > 1 && !(partial = workspace((size_t)splits * p->m * p->n)))
         return cudaErrorMemoryAllocation;
-    /* Persistent: one block per SM (fewer when there are fewer units); a unit is PAIR tiles. */
+    /* Persistent: whole clusters that fit at once; a unit is PAIR tiles; spare blocks exit. */
     const int rows = ceil_div(SWAP ? p->n : p->m, ring::BM);
     const int units = ceil_div(rows, ALONG_M ? PAIR : 1) *
                       ceil_div(ceil_div(SWAP ? p->m : p->n, BN), ALONG_M ? 1 : PAIR) * splits;
-    config.gridDim = PAIR * group * std::min(ceil_div(units, group), clusters); /* a unit a block */
+    config.gridDim = PAIR * group * std::min(ceil_div(units, group), clusters);
     err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p->m, p->n, p->k, p->alpha,
                              p->beta, p->c, splits, partial, (pad & C_DIRECT) != 0,
                              pad & ROWS_B ? (const T *)p->b : nullptr);

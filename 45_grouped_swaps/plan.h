@@ -437,16 +437,19 @@ static gemm_plan long_k_tiles(const gemm_args *p, gemm_plan plan, int sms) {
  * launched as clusters of four blocks that share nothing: a cluster's blocks run at once on one
  * GPC, on four tiles side by side along N. At N = 4096 the plan's 64 blocks streamed B at 58% of
  * the DRAM's peak against cuBLAS's 68% with as many blocks, in clusters of four (Nsight Compute,
- * docs/44_k_pairs.md); so launched, the same kernel ran 1.05-1.13x faster where the tiles number
- * 56-92 on 132 SMs (a sweep of N at M = 4, K = 4096 and 14336, and 40 drawn shapes); below that,
- * 0.99-1.03x; at 96-120, 0.98-1.05x; past 4 x quad_clusters, a wave more. Where the plan splits K
- * the split stays: one K range in clusters in its place lost up to 0.87x (README.md). Measured
- * on an H100 only. */
+ * docs/44_k_pairs.md). So launched, the same kernel ran 1.05-1.13x faster in a sweep of N at M =
+ * 4 (K = 4096 and 14336) where the tiles number 56-88 on 132 SMs, and 1.01-1.11x on 12 drawn
+ * shapes of 56-91 tiles; below 56, 0.99-1.04x; at 96-120, 0.97-1.05x; past 4 x quad_clusters, a
+ * wave more: 0.83-0.87x (README.md). Where the plan splits K the split stays: clusters with one K range in
+ * its place lost up to 0.87x. Padded shapes (plan_for's aligned chain only) are not measured.
+ * On an H100 only. */
 #define GROUP_BLOCKS 4
+#define GROUP_MIN_TILES 56 /* of 132 SMs: the tiles' bounds, scaled with the SMs */
+#define GROUP_MAX_TILES 92
 static gemm_plan grouped_swaps(gemm_plan plan, int n, int sms) {
     const int tiles = ceil_div(n, 64);
-    if (!plan.swap || plan.wg != 1 || plan.pair != 1 || plan.splits != 1 || tiles * 132 < 56 * sms
-        || tiles * 132 > 92 * sms || !quad_clusters(sms))
+    if (!plan.swap || plan.wg != 1 || plan.pair != 1 || plan.splits != 1 || !quad_clusters(sms) ||
+        tiles * 132 < GROUP_MIN_TILES * sms || tiles * 132 > GROUP_MAX_TILES * sms)
         return plan;
     plan.group = GROUP_BLOCKS;
     plan.path = "grouped_swap";
@@ -637,12 +640,13 @@ static void describe_tile(char *out, int bn, int wg, bool swap, int pair, int sp
     static const char *const fills[] = {"", " fill=A", " fill=B", " fill=AB"}; /* one line a miss */
     /* (the swapped and split products store C from registers, without TMA, whatever N is) */
     const bool direct = pad & C_DIRECT && !swap && splits == 1;
+    /* the cluster's blocks and what they share: m, n (stacked along M or N), g (nothing) */
+    const char *const kind = pair < 0 ? (swap ? "n" : "m") : group > 1 ? "g" : "";
     snprintf(out, sizeof(((gemm_args *)0)->kernel),
              "tile=%dx%d wg=%d swap=%d cluster=%d%s splits=%d%s%s%s%s%s", 64 * wg, bn, wg, swap,
-             pair < 0 ? -pair : pair * group, pair >= 0 ? group > 1 ? "g" : "" : swap ? "n" : "m",
-             splits,
-             copies[pad & (PAD_A | PAD_B)], pad & WIDE_B ? "64" : "",
-             pad & ROWS_B ? " rows=B" : "", fills[pad / LINE_A & 3], direct ? " store=direct" : "");
+             pair < 0 ? -pair : pair * group, kind, splits, copies[pad & (PAD_A | PAD_B)],
+             pad & WIDE_B ? "64" : "", pad & ROWS_B ? " rows=B" : "", fills[pad / LINE_A & 3],
+             direct ? " store=direct" : "");
 }
 static void describe_fallback(char *out) {
     snprintf(out, sizeof(((gemm_args *)0)->kernel), "kernel=fallback tile=32x32");
