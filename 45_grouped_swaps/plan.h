@@ -440,9 +440,9 @@ static gemm_plan long_k_tiles(const gemm_args *p, gemm_plan plan, int sms) {
  * docs/44_k_pairs.md). So launched, the same kernel ran 1.05-1.13x faster in a sweep of N at M =
  * 4 (K = 4096 and 14336) where the tiles number 56-88 on 132 SMs, and 1.01-1.11x on 12 drawn
  * shapes of 56-91 tiles; below 56, 0.99-1.04x; at 96-120, 0.97-1.05x; past 4 x quad_clusters, a
- * wave more: 0.83-0.87x (README.md). Where the plan splits K the split stays: clusters with one K range in
- * its place lost up to 0.87x. Padded shapes (plan_for's aligned chain only) are not measured.
- * On an H100 only. */
+ * wave more: 0.83-0.87x (README.md). Where the plan splits K the split stays: clusters with one K
+ * range in its place lost up to 0.87x. Padded shapes (plan_for's aligned chain only) are not
+ * measured. On an H100 only. */
 #define GROUP_BLOCKS 4
 #define GROUP_MIN_TILES 56 /* of 132 SMs: the tiles' bounds, scaled with the SMs */
 #define GROUP_MAX_TILES 92
