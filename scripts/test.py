@@ -691,7 +691,7 @@ def library_step():
 
 def tile_path(path):
     """A path of one tensor-core kernel over tiles (every one of them needs a tensor map)."""
-    return path.startswith(("tma_", "pair_", "quad_", "turned_")) or path == "swap"
+    return path.startswith(("tma_", "pair_", "quad_", "turned_")) or path in ("swap", "grouped_swap")
 
 
 def feasible(path, m, n, k):
@@ -723,8 +723,9 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
         cluster = size + ("m" if path.startswith(("pair_m_", "quad_m_")) else "")
         return (w.get("tile", "").endswith("x" + path.split("_n")[1]) and w.get("swap") == "0"
                 and w.get("splits") == "1" and w.get("cluster") == cluster)
-    if path == "swap":
-        return w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == "1"
+    if path in ("swap", "grouped_swap"):  # step 45: in clusters of four that share nothing ("4g")
+        cluster = "4g" if path == "grouped_swap" else "1"
+        return w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == cluster
     if path in ("turned_n96", "turned_pair", "turned_quad"):  # step 39: 192 rows of N (three
         # consumer warpgroups) by 96 of M, swapped; step 40: in clusters of two along M; 41: four
         cluster = "cluster=" + {"turned_pair": "2", "turned_quad": "4"}.get(path, "1")
@@ -767,6 +768,11 @@ PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", 
                      "pair_swap": ["1x200x1000", "16x136x520", "9x8456x72", "4x6144x4096"],
                      # swap: the tall widths 96 and 128, one and two consumer warpgroups
                      "swap": ["79x8456x136", "100x8456x72", "79x4096x1000", "100x4096x1000"],
+                     # grouped_swap: the last cluster's blocks past the tiles (N = 72, 200, 4160),
+                     # a partial last tile, two consumer warpgroups (N = 8456), more tiles than
+                     # the clusters hold at once (N = 8448, 132 tiles)
+                     "grouped_swap": ["8x4096x4096", "17x4160x1000", "32x200x136", "3x72x72",
+                                      "1x8456x512", "9x8448x264", "100x4096x1000"],
                      # turned_n96: partial tiles both ways (N = 200 of 384, M = 300 of 384), one tile
                      # row of N, a K of 1000 (a part slice), and many tiles (more than the SMs)
                      "turned_n96": ["300x200x1000", "97x72x256", "1000x1000x1024", "2000x1600x136"],
