@@ -514,11 +514,15 @@ def main():
                     "widths": widths_table(mine, step), "linear": linear_table(mine, step, True),
                     "linear_shapes": linear_table(mine, step, False), "targets": targets_table(mine, step)}
     # Tables a page must show: a removed pair of markers would leave its numbers unchecked. The
-    # newest step is the library step, whose README carries its dispatch rows and the targets.
+    # newest step's README carries its dispatch rows; the library step's (the Makefile's
+    # LIBRARY_STEP) its dispatch rows and the targets.
     newest = sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md")))[-1]
+    library = os.path.join(ROOT, stepinfo.library_step(ROOT) or os.path.basename(os.path.dirname(newest)),
+                           "README.md")
     required = {os.path.join(ROOT, "README.md"): ["front"],
                 os.path.join(ROOT, "results", "README.md"): ["sizes", "sweep", "shapes", "shapeset"],
-                newest: ["dispatch", "targets"]}
+                newest: ["dispatch"]}
+    required[library] = ["dispatch", "targets"]
     texts = {path: open(path).read() for path in pages if os.path.exists(path)}
     unmarked = [f"{os.path.relpath(path, ROOT)} ({name})" for path, name in
                 unmarked_tables(texts, {path: list(pages[path]) for path in texts}, required)]

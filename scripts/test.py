@@ -685,8 +685,10 @@ def step_paths(step):
 
 
 def library_step():
-    """The last step that chooses its kernel by shape: the library step."""
-    return [s for s in ALL_STEPS if step_paths(s)][-1]
+    """The library step: the Makefile's LIBRARY_STEP, else the last step that chooses its kernel
+    by shape."""
+    named = stepinfo.library_step(ROOT)
+    return named if named in ALL_STEPS else [s for s in ALL_STEPS if step_paths(s)][-1]
 
 
 def tile_path(path):
