@@ -79,6 +79,14 @@ def builds_on(root, step):
     return m.group(1) if m else None
 
 
+def library_step(root):
+    """The step `make shapes` measures and the READMEs call the library step: the Makefile's
+    LIBRARY_STEP, or None where the Makefile names none."""
+    path = os.path.join(root, "Makefile")
+    m = os.path.isfile(path) and re.search(r"^LIBRARY_STEP\s*[:?]?=\s*(\S+)", open(path).read(), re.M)
+    return m.group(1) if m else None
+
+
 if __name__ == "__main__":  # the Makefile's check of ARCH: nothing for a good one, else the reason
     import sys
     try:
@@ -87,10 +95,3 @@ if __name__ == "__main__":  # the Makefile's check of ARCH: nothing for a good o
     except ValueError as e:
         print(e)
 
-
-def library_step(root):
-    """The step `make shapes` measures and the READMEs call the library step: the Makefile's
-    LIBRARY_STEP, or None where the Makefile names none."""
-    path = os.path.join(root, "Makefile")
-    m = os.path.isfile(path) and re.search(r"^LIBRARY_STEP\s*=\s*(\d\d_[a-z0-9_]+)", open(path).read(), re.M)
-    return m.group(1) if m else None

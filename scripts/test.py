@@ -685,10 +685,11 @@ def step_paths(step):
 
 
 def library_step():
-    """The library step: the Makefile's LIBRARY_STEP, else the last step that chooses its kernel
-    by shape."""
+    """The library step: the Makefile's LIBRARY_STEP, which must name a step of the tree."""
     named = stepinfo.library_step(ROOT)
-    return named if named in ALL_STEPS else [s for s in ALL_STEPS if step_paths(s)][-1]
+    if named not in ALL_STEPS:
+        sys.exit(f"test.py: the Makefile's LIBRARY_STEP ({named}) names no step with a gemm.cu")
+    return named
 
 
 def tile_path(path):
@@ -770,9 +771,9 @@ PATH_EXTRA_SHAPES = {"splitk": ["72x136x576", "128x4096x4096", "300x2048x2048", 
                      "pair_swap": ["1x200x1000", "16x136x520", "9x8456x72", "4x6144x4096"],
                      # swap: the tall widths 96 and 128, one and two consumer warpgroups
                      "swap": ["79x8456x136", "100x8456x72", "79x4096x1000", "100x4096x1000"],
-                     # grouped_swap: the last cluster's blocks past the tiles (N = 72, 200, 4160),
-                     # a partial last tile, two consumer warpgroups (N = 8456), more tiles than
-                     # the clusters hold at once (N = 8448, 132 tiles)
+                     # grouped_swap: the last cluster's blocks past the tiles (N = 72, 4160; 8456
+                     # with two consumer warpgroups), a partial last tile (N = 200), more tiles
+                     # than the clusters hold at once (N = 8448, 132 tiles)
                      "grouped_swap": ["8x4096x4096", "17x4160x1000", "32x200x136", "3x72x72",
                                       "1x8456x512", "9x8448x264", "100x4096x1000"],
                      # turned_n96: partial tiles both ways (N = 200 of 384, M = 300 of 384), one tile
@@ -808,8 +809,8 @@ def path_tests(step, exe):
     can take (both dtypes, beta 0 with C poisoned and beta != 0), each row reporting that path and
     an instantiation of it (the harness also checks that the kernel launched is the planned one);
     a shape it cannot take refused with exit 2; compute-sanitizer memcheck and racecheck on each.
-    The last step that chooses by shape (the library step) is tested on every path, the steps
-    before it on the paths they add."""
+    The library step (the Makefile's LIBRARY_STEP) is tested on every path, the other steps on
+    the paths they add."""
     paths = step_paths(step)
     i = ALL_STEPS.index(step)
     library = library_step()
