@@ -728,7 +728,11 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
                 and w.get("splits") == "1" and w.get("cluster") == cluster)
     if path in ("swap", "grouped_swap"):  # step 45: in clusters of four that share nothing ("4g")
         cluster = "4g" if path == "grouped_swap" else "1"
-        return w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == cluster
+        # step 45's swap_width: M rounded up to 16, 32, then multiples of 32 up to 128
+        m = shape[0]
+        width = 16 if m <= 16 else 32 if m <= 32 else min(128, (m + 31) // 32 * 32)
+        return (w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == cluster
+                and (path == "swap" or w.get("tile", "").endswith("x" + str(width))))
     if path in ("turned_n96", "turned_pair", "turned_quad"):  # step 39: 192 rows of N (three
         # consumer warpgroups) by 96 of M, swapped; step 40: in clusters of two along M; 41: four
         cluster = "cluster=" + {"turned_pair": "2", "turned_quad": "4"}.get(path, "1")
