@@ -517,9 +517,10 @@ def main():
     # newest step's README carries its dispatch rows; the library step's (the Makefile's
     # LIBRARY_STEP) its dispatch rows and the targets.
     newest = sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "README.md")))[-1]
-    library = os.path.join(ROOT, str(stepinfo.library_step(ROOT)), "README.md")
-    if not os.path.isfile(library):
-        print(f"the Makefile's LIBRARY_STEP ({stepinfo.library_step(ROOT)}) names no step with a README.md")
+    library_step = stepinfo.library_step(ROOT)
+    library = os.path.join(ROOT, library_step or "", "README.md")
+    if not library_step or not os.path.isfile(library):
+        print(f"the Makefile's LIBRARY_STEP ({library_step}) names no step with a README.md")
         return 1
     required = {os.path.join(ROOT, "README.md"): ["front"],
                 os.path.join(ROOT, "results", "README.md"): ["sizes", "sweep", "shapes", "shapeset"],

@@ -94,4 +94,3 @@ if __name__ == "__main__":  # the Makefile's check of ARCH: nothing for a good o
             arch_row(sys.argv[1] if len(sys.argv) == 2 else "")
     except ValueError as e:
         print(e)
-

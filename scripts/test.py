@@ -712,6 +712,12 @@ def feasible(path, m, n, k):
     return True
 
 
+def swap_width(m):
+    """The rows of A a swapped tile holds (plan.h's swap_width): M rounded up to 16, 32, then
+    multiples of 32 up to 128."""
+    return 16 if m <= 16 else 32 if m <= 32 else min(128, (m + 31) // 32 * 32)
+
+
 def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
     """Whether the instantiation a run reports (key=value words) is the one its path names:
     tma_nW, pair_nW, pair_m_nW, quad_nW and quad_m_nW a W-wide tile in one K range, alone or in a
@@ -728,18 +734,14 @@ def kernel_matches(path, kernel, shape=(8, 8, 8), wide_b=False, rows_b=False):
                 and w.get("splits") == "1" and w.get("cluster") == cluster)
     if path in ("swap", "grouped_swap"):  # step 45: in clusters of four that share nothing ("4g")
         cluster = "4g" if path == "grouped_swap" else "1"
-        # step 45's swap_width: M rounded up to 16, 32, then multiples of 32 up to 128
-        m = shape[0]
-        width = 16 if m <= 16 else 32 if m <= 32 else min(128, (m + 31) // 32 * 32)
         return (w.get("swap") == "1" and w.get("splits") == "1" and w.get("cluster") == cluster
-                and (path == "swap" or w.get("tile", "").endswith("x" + str(width))))
+                and (path == "swap" or w.get("tile", "").endswith("x" + str(swap_width(shape[0])))))
     if path in ("turned_n96", "turned_pair", "turned_quad"):  # step 39: 192 rows of N (three
         # consumer warpgroups) by 96 of M, swapped; step 40: in clusters of two along M; 41: four
         cluster = "cluster=" + {"turned_pair": "2", "turned_quad": "4"}.get(path, "1")
         return {"tile=192x96", "wg=3", "swap=1", cluster, "splits=1"} <= set(kernel.split())
     if path in ("quad_swap", "pair_swap"):  # four (two) swapped tiles along N, M rounded up to 32 (16)
-        m = shape[0]
-        width = 16 if path == "pair_swap" else 32 if m <= 32 else min(128, (m + 31) // 32 * 32)
+        width = 16 if path == "pair_swap" else swap_width(shape[0])  # quad_swap: M > 16
         return ({"swap=1", "splits=1", "cluster=" + ("4n" if path == "quad_swap" else "2n")}
                 <= set(kernel.split()) and w.get("tile", "").endswith("x" + str(width)))
     if path == "splitk":
