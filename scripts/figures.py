@@ -262,6 +262,12 @@ def layout(step, c):
                  "  its blocks launched as clusters of four that share nothing (a cluster runs at once on "
                  "one GPC, four tiles side by side along N)",
                  "other shapes: the kernels of steps 13-44 (plan.h)"]
+    if n == 46:  # the step shortens one store loop, not a tile
+        extra = ["where C's rows are not 16-byte units (N not a multiple of 4: no tensor map for C), each "
+                 "warp stores a chunk's 16 rows of 32 columns",
+                 "  from shared memory as 16 stores of 128 bytes, each one STG and one 64-bit pointer add "
+                 "(step 45: a loop that computed every address)",
+                 "other shapes: the kernels of steps 13-45 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
                        f"and 8, columns 8j and 8j + 1",
