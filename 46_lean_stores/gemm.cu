@@ -1,4 +1,4 @@
-/* Step 46: C stored without TMA (N not a multiple of 4) in one STG and one pointer add a row.
+/* Step 46: C stored without TMA (N not a multiple of 4): a row, one store and one pointer add.
  *     make step N=46 && ./46_lean_stores/gemm 1537 7551 88 --cublas
  * BUILD_ARCH: sm_90a
  */
@@ -375,10 +375,10 @@ __global__ void __launch_bounds__(tiling<BN, WG, SWAP>::THREADS, 1)
                 if (c_direct) { /* no tensor map: a warp stores its 16 rows, a row at a time */
                     const int col = tile.y * BN + chunk * OUT_COLS + lane, r0 = row - lane / 4;
                     const float *rows = reinterpret_cast<float *>(buf) + warp * 512 + lane % 4;
-                    float v[16], *out = C + (size_t)r0 * N + col; /* all 16 reads first */
+                    float v[16], *out = C + (size_t)r0 * N + col; /* reads first: they overlap */
 #pragma unroll
                     for (int i = 0; i < 16; i++) v[i] = rows[i * 32 + ((lane / 4) ^ (i % 8)) * 4];
-#pragma unroll /* a row's store: one STG and one 64-bit add */
+#pragma unroll /* a row: its st.global, then one add.s64 (no multiply) */
                     for (int i = 0; i < 16; i++, out += N) if (col < N && r0 + i < M) *out = v[i];
                 } else if (threadIdx.x % 128 == 0) {
                     tma_store(&map_c, buf, tile.y * BN + chunk * OUT_COLS, first_row);

@@ -263,10 +263,10 @@ def layout(step, c):
                  "one GPC, four tiles side by side along N)",
                  "other shapes: the kernels of steps 13-44 (plan.h)"]
     if n == 46:  # the step shortens one store loop, not a tile
-        extra = ["where C's rows are not 16-byte units (N not a multiple of 4: no tensor map for C), each "
-                 "warp stores a chunk's 16 rows of 32 columns",
-                 "  from shared memory as 16 stores of 128 bytes, each one STG and one 64-bit pointer add "
-                 "(step 45: a loop that computed every address)",
+        extra = ["where C's rows are not 16-byte units (N not a multiple of 4, or C not on 16 bytes: no "
+                 "tensor map for C), each warp stores a chunk's 16 rows",
+                 "  of 32 columns from shared memory, a row's st.global then one add.s64 of the pointer "
+                 "(step 45: a 64-bit multiply and four more per row)",
                  "other shapes: the kernels of steps 13-45 (plan.h)"]
     return dict(BM=bm, BN=bn, BK=bk, warp=(64, bn), mine=mine, who="lane 0 of warpgroup 0",
                 notes=[f"{wg} warpgroups of 64 x {bn}: one wgmma m64n{bn}k16 per 16 of K; lane 0 holds rows 0 "
