@@ -122,10 +122,12 @@ def plot_shapes(plt, rows, gpu, out):
     if not mine:
         return None
     fig, ax = plt.subplots(figsize=(10, 5))
-    for path in sorted({r["path"] for r in mine}):
+    colours = plt.get_cmap("tab20")  # 20 distinct colours: the paths number up to 16 or so
+    for i, path in enumerate(sorted({r["path"] for r in mine})):
         sel = [r for r in mine if r["path"] == path]
         ax.scatter([2.0 * int(r["m"]) * int(r["n"]) * int(r["k"]) for r in sel],
-                   [100 * float(r["ratio"]) for r in sel], s=12, label=path, alpha=0.8)
+                   [100 * float(r["ratio"]) for r in sel], s=14, label=path, alpha=0.85,
+                   color=colours(i % 20), marker="o^sD"[i % 4])
     ax.set_xscale("log")
     ax.axhline(100, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("FLOPs (2 M N K)")

@@ -265,14 +265,16 @@ def broad_set_keys():
 
 def shape_set_rows(rows, step=None):
     """make shapes' rows of the broad set: the rows of run 'shapes' whose shape is one of
-    scripts/shape_set.py's generated or model shapes, of `step` or else of the last step that has
-    such rows (the library step), split that way."""
+    scripts/shape_set.py's generated or model shapes, of `step`, else of the library step (the
+    Makefile's LIBRARY_STEP) where it has such rows, else of the last step that has them (a GPU
+    the library step has not run on), split that way."""
     gen, mod = broad_set_keys()
     shape = lambda r: (r["m"], r["n"], r["k"])
     steps = [step] if step else sorted({r["step"] for r in rows if r["run"] == "shapes" and shape(r) in gen | mod})
     if not steps:
         return {}, None
-    last = steps[-1]
+    library = stepinfo.library_step(ROOT)
+    last = library if not step and library in steps else steps[-1]
     mine = [r for r in rows if r["run"] == "shapes" and r["step"] == last]
     return {"generated": [r for r in mine if shape(r) in gen], "model": [r for r in mine if shape(r) in mod]}, last
 
