@@ -966,6 +966,15 @@ def shape_set_tests():
            and partial.startswith("Incomplete"),
            "results_table: the targets table marks a 74.9% minimum missed, a 95.0% median met, "
            "a set with a shape missing incomplete", table[:300] + partial[:100])
+    # the summary is the library step's where it ran the set, though a later step ran it too;
+    # on a GPU the library step never ran on, the last step that did
+    library = stepinfo.library_step(ROOT)
+    one = [dict(env, m=str(m), n=str(n), k=str(k), dtype="bf16", ratio="1.0") for m, n, k in g[:3]]
+    both = [dict(r, step=library) for r in one] + [dict(r, step="99_later") for r in one]
+    picked = (results_table.shape_set_rows(both)[1], results_table.shape_set_rows(both[3:])[1])
+    record(picked == (library, "99_later"),
+           "results_table: make shapes' summary is the library step's, else the last step's",
+           str(picked))
 
 
 def plan_tests():
