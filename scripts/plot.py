@@ -122,7 +122,7 @@ def plot_shapes(plt, rows, gpu, out):
     if not mine:
         return None
     fig, ax = plt.subplots(figsize=(10, 5))
-    colours = plt.get_cmap("tab20")  # 20 distinct colours: the paths number up to 16 or so
+    colours = plt.get_cmap("tab20")  # 20 colours, 4 markers: paths 20 apart share both
     for i, path in enumerate(sorted({r["path"] for r in mine})):
         sel = [r for r in mine if r["path"] == path]
         ax.scatter([2.0 * int(r["m"]) * int(r["n"]) * int(r["k"]) for r in sel],
