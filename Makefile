@@ -164,7 +164,7 @@ sweep: all
 # The library step is the last of the row-major course: 21-24 are the linear layer (x W^T),
 # measured on the model shapes against cuBLASLt instead (their READMEs).
 SHAPES ?= $(shell $(PYTHON) scripts/shape_set.py --article)
-LIBRARY_STEP = 45_grouped_swaps
+LIBRARY_STEP = 46_lean_stores
 shapes: all
 	@$(PYTHON) scripts/bench.py --run shapes --shape-set --steps $(LIBRARY_STEP) --check-up-to 1024
 	@$(PYTHON) scripts/bench.py --run shapes --fastest --library $(LIBRARY_STEP) --check-up-to 4096 $(SHAPES)
