@@ -5,6 +5,9 @@ library's users would call, not the rows a kernel was tuned on.
     python3 scripts/shape_set.py             # every shape, one MxNxK per line, generated first
     python3 scripts/shape_set.py --summary   # how many, how many unaligned, the FLOPs range
     python3 scripts/shape_set.py --article   # the second article's nine shapes
+    python3 scripts/shape_set.py --fresh SEED [--count N] [--min-gflop G]
+        # N shapes (64) drawn as the generated ones are, from another seed, each of at least G
+        # GFLOP (0): a set nothing was tuned on, 64 to a line, for a step's --shapes
 
 - generated: GENERATED shapes from a fixed seed, each dimension log-uniform in 1 .. 16384, the
   product capped (FLOP_CAP, and each matrix at most MAX_ELEMENTS) so that the whole run takes
@@ -35,7 +38,7 @@ ARTICLE = [(1, 8192, 8192), (16, 8192, 8192), (64, 8192, 8192), (256, 8192, 8192
            (8192, 1, 8192), (8192, 16, 8192), (8192, 64, 8192), (8192, 256, 8192)]
 
 
-def generated(seed=SEED, count=GENERATED):
+def generated(seed=SEED, count=GENERATED, min_flops=0.0):
     rng = random.Random(seed)
     out = []
     while len(out) < count:
@@ -44,6 +47,8 @@ def generated(seed=SEED, count=GENERATED):
         if len(out) % 2 == 0:  # aligned: K and N whole 16-byte units of 16-bit elements
             n, k = min(-(-n // 8) * 8, MAX_DIM), min(-(-k // 8) * 8, MAX_DIM)
         if 2 * m * n * k > FLOP_CAP or max(m * k, k * n, m * n) > MAX_ELEMENTS:
+            continue
+        if 2 * m * n * k < min_flops:
             continue
         out.append((m, n, k))
     return out
@@ -62,8 +67,36 @@ def unaligned(shape):
     return shape[1] % 8 != 0 or shape[2] % 8 != 0
 
 
+def fresh_args(args):
+    """--fresh SEED [--count N] [--min-gflop G] as (seed, count, min GFLOP), or None if malformed."""
+    opts = dict(zip(args[::2], args[1::2]))
+    if len(args) % 2 or args[0] != "--fresh" or len(opts) != len(args) // 2 or \
+            not set(opts) <= {"--fresh", "--count", "--min-gflop"}:
+        return None
+    try:
+        seed, count, gflop = int(opts["--fresh"]), int(opts.get("--count", 64)), \
+            float(opts.get("--min-gflop", 0))
+    except ValueError:
+        return None
+    # the cap bounds what can be drawn: past it no shape qualifies and the draw would not end
+    if count < 1 or not 0 <= gflop * 1e9 <= FLOP_CAP / 2:
+        return None
+    return seed, count, gflop
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--fresh"]:
+        parsed = fresh_args(args)
+        if parsed is None:
+            print("error: --fresh takes a seed (an integer), then optionally --count N (>= 1) and "
+                  f"--min-gflop G (0 .. {FLOP_CAP / 2e9:.0f})\n\n" + __doc__.strip(), file=sys.stderr)
+            return 2
+        seed, count, gflop = parsed
+        shapes = [f"{m}x{n}x{k}" for m, n, k in generated(seed, count, gflop * 1e9)]
+        for i in range(0, len(shapes), 64):  # a step's --shapes takes at most 64
+            print(",".join(shapes[i:i + 64]))
+        return 0
     if args not in ([], ["--summary"], ["--article"]):
         print(__doc__.strip(), file=sys.stdout if args in (["-h"], ["--help"]) else sys.stderr)
         return 0 if args in (["-h"], ["--help"]) else 2

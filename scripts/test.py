@@ -940,6 +940,22 @@ def shape_set_tests():
            "shape set: every generated dimension in 1 .. 16384, every product under the FLOPs cap", "out of range")
     record(unaligned >= 0.4 * len(g), f"shape set: {unaligned} of {len(g)} generated shapes have K or N not a multiple of 8",
            "fewer than 40%")
+    # --fresh: another seed's draw, each shape past the floor, 64 to a line; bad input refused
+    fresh = shape_set.generated(63, 70, 1e9)
+    lines = run([sys.executable, os.path.join("scripts", "shape_set.py"), "--fresh", "63", "--count", "70",
+                 "--min-gflop", "1"]).stdout.split()
+    drawn = [tuple(map(int, x.split("x"))) for line in lines for x in line.split(",")]
+    record(drawn == fresh and [len(line.split(",")) for line in lines] == [64, 6]
+           and all(1e9 <= 2 * m * n * k <= shape_set.FLOP_CAP for m, n, k in fresh)
+           and sum(map(shape_set.unaligned, fresh)) >= 0.4 * len(fresh) and not set(fresh) & set(g),
+           "shape set: --fresh 63 --count 70 --min-gflop 1 prints 70 new shapes of 1 GFLOP or more, "
+           "64 to a line, 40% or more unaligned", f"{lines[:1]}")
+    bad = [run([sys.executable, os.path.join("scripts", "shape_set.py"), "--fresh"] + a)
+           for a in (["x"], ["1", "--count", "0"], ["1", "--min-gflop", "99"], ["1", "--seed", "2"])]
+    record(all(p.returncode == 2 and not p.stdout and p.stderr.startswith("error: --fresh")
+               and "--fresh SEED" in p.stderr.split("\n", 1)[1] for p in bad),
+           "shape set: --fresh with a bad seed, count, floor or option: a one-line error, the usage, exit 2",
+           str([(p.returncode, p.stderr[:80]) for p in bad]))
     mod = shape_set.model()
     heads = {(t, shape_set.VOCAB, h) for h in shape_set.MODELS for t in shape_set.TOKENS}
     record(heads <= set(mod) and {s[0] for s in mod} == set(shape_set.TOKENS) and len(mod) == 100,
