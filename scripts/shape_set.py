@@ -46,9 +46,7 @@ def generated(seed=SEED, count=GENERATED, min_flops=0.0):
         m, n, k = max(1, min(m, MAX_DIM)), max(1, min(n, MAX_DIM)), max(1, min(k, MAX_DIM))
         if len(out) % 2 == 0:  # aligned: K and N whole 16-byte units of 16-bit elements
             n, k = min(-(-n // 8) * 8, MAX_DIM), min(-(-k // 8) * 8, MAX_DIM)
-        if 2 * m * n * k > FLOP_CAP or max(m * k, k * n, m * n) > MAX_ELEMENTS:
-            continue
-        if 2 * m * n * k < min_flops:
+        if not min_flops <= 2 * m * n * k <= FLOP_CAP or max(m * k, k * n, m * n) > MAX_ELEMENTS:
             continue
         out.append((m, n, k))
     return out

@@ -942,16 +942,15 @@ def shape_set_tests():
            "fewer than 40%")
     # --fresh: another seed's draw, each shape past the floor, 64 to a line; bad input refused
     fresh = shape_set.generated(63, 70, 1e9)
-    lines = run([sys.executable, os.path.join("scripts", "shape_set.py"), "--fresh", "63", "--count", "70",
-                 "--min-gflop", "1"]).stdout.split()
+    script = [sys.executable, os.path.join("scripts", "shape_set.py"), "--fresh"]
+    lines = run(script + ["63", "--count", "70", "--min-gflop", "1"]).stdout.split()
     drawn = [tuple(map(int, x.split("x"))) for line in lines for x in line.split(",")]
     record(drawn == fresh and [len(line.split(",")) for line in lines] == [64, 6]
            and all(1e9 <= 2 * m * n * k <= shape_set.FLOP_CAP for m, n, k in fresh)
            and sum(map(shape_set.unaligned, fresh)) >= 0.4 * len(fresh) and not set(fresh) & set(g),
            "shape set: --fresh 63 --count 70 --min-gflop 1 prints 70 new shapes of 1 GFLOP or more, "
            "64 to a line, 40% or more unaligned", f"{lines[:1]}")
-    bad = [run([sys.executable, os.path.join("scripts", "shape_set.py"), "--fresh"] + a)
-           for a in (["x"], ["1", "--count", "0"], ["1", "--min-gflop", "99"], ["1", "--seed", "2"])]
+    bad = [run(script + a) for a in (["x"], ["1", "--count", "0"], ["1", "--min-gflop", "99"], ["1", "--seed", "2"])]
     record(all(p.returncode == 2 and not p.stdout and p.stderr.startswith("error: --fresh")
                and "--fresh SEED" in p.stderr.split("\n", 1)[1] for p in bad),
            "shape set: --fresh with a bad seed, count, floor or option: a one-line error, the usage, exit 2",
